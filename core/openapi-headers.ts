@@ -22,7 +22,7 @@ export const HEADERS: Record<string, Json> = {
   "Retry-After": { description: "Seconds to wait before retrying", schema: int },
   "retry-after-ms": { description: "The same wait in milliseconds, not rounded up (the openai and Anthropic SDKs read it first)", schema: int },
   "x-mg-generation-id": { description: "The request's ledger record (also providerMetadata.gateway.generationId); only where the request has one: it reached a provider, was a response-cache hit or was refused by a guardrail", schema: text },
-  "x-mg-cost-usd": { description: "What the request cost, in USD (decimal string; 0 for sandbox keys and idempotent replays, the hit price for a response-cache hit); on JSON answers, not on streams (a stream's cost is in the ledger)", schema: { type: "string", pattern: "^\\d+(\\.\\d+)?$" } },
+  "x-mg-cost-usd": { description: "What the request cost, in USD (decimal string; 0 for sandbox keys and idempotent replays, the hit price for a response-cache hit); on JSON answers, an error after billed work included (a Responses mcp loop's failed later turn), not on streams (a stream's cost is in the ledger)", schema: { type: "string", pattern: "^\\d+(\\.\\d+)?$" } },
   "x-mg-provider": { description: "The provider that served the answer (cache for a response-cache hit)", schema: text },
   "x-mg-resolved-provider": { description: "The provider the request was routed to", schema: text },
   "x-mg-upstream-model": { description: "The upstream's own id for the model that served (the answer's model is the gateway id)", schema: text },

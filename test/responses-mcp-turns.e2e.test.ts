@@ -67,7 +67,7 @@ async function ask(model: string, rounds: number, stream = false, padding = "") 
   const text = await res.text();
   const record = await until("the request's ledger record", async () =>
     (await gw.gateway.store.ledger({ project: "p" })).find((e) => e.requestId === requestId && e.endpoint === "responses"), 10_000);
-  return { status: res.status, text, json: stream ? undefined : JSON.parse(text), record };
+  return { status: res.status, headers: res.headers, text, json: stream ? undefined : JSON.parse(text), record };
 }
 
 /** The prompt tokens the fake billed for its n-th request (from 1): what it reports in usage. */
@@ -127,7 +127,7 @@ describe("the Responses mcp tool over several model turns", () => {
     }
   }, 30_000);
 
-  it("a later turn that fails: the 502 bills the turn that ran", async () => {
+  it("a later turn that fails: the 502 bills the turn that ran, and its x-mg-cost-usd says so", async () => {
     const from = openai.requests.length;
     failing = (n) => n > from + 1; // every try of the second turn
     try {
@@ -136,6 +136,9 @@ describe("the Responses mcp tool over several model turns", () => {
       expect(openai.requests.length - from).toBe(3); // the first turn, the second's try and retry
       expect(r.record).toMatchObject({ status: 502, inputTokens: promptTokensOf(from + 1) });
       expect(r.record.inputTokens).toBeGreaterThan(0);
+      // The answer says what was billed, as a JSON answer does: the turn that ran is not free.
+      expect(r.headers.get("x-mg-cost-usd")).toBe(r.record.costUsd);
+      expect(Number(r.record.costUsd)).toBeGreaterThan(0);
       // The message counts the failing turn's attempts, and says which turn: the record lists all three.
       expect(r.json.error.message).toMatch(/^model turn 2: All 2 attempts failed/);
     } finally {

@@ -44,8 +44,8 @@ export function shownGenerationId(ctx: GatewayContext): string | undefined {
 }
 
 /**
- * Adds x-mg-generation-id (only where a ledger record has it), x-mg-provider, x-mg-cost-usd and server-timing to a
- * response's headers. A generation id already there is kept: an idempotent replay names the original's, whose
+ * Adds x-mg-generation-id (only where a ledger record has it), x-mg-provider, x-mg-cost-usd (where the request was
+ * billed, before the first byte) and server-timing to a response's headers. A generation id already there is kept: an idempotent replay names the original's, whose
  * ledger record it is, and a video request the job's. Messages endpoints also get Anthropic's `request-id` (the
  * gateway's request id, as their errors have it), which the Anthropic SDK shows as `requestID`.
  */
@@ -53,8 +53,9 @@ export function addObservabilityHeaders(ctx: GatewayContext, h: Record<string, s
   if (ctx.protocol === "anthropic") h["request-id"] = ctx.requestId;
   if (h["x-mg-generation-id"] === undefined && recorded(ctx)) h["x-mg-generation-id"] = ctx.generationId;
   if (ctx.resolvedProvider) h["x-mg-provider"] = ctx.resolvedProvider;
-  const kind = ctx.response?.kind;
-  if (kind && kind !== "stream" && ctx.attempts.length) {
+  // A JSON answer's cost, an error's too: one after billed work (a Responses mcp loop whose later turn failed, the
+  // turns before it billed) says what the ledger bills, and one after none has no usage and so no header.
+  if (ctx.response?.kind !== "stream" && ctx.attempts.length) {
     const cost = costUsd(ctx);
     if (cost !== undefined) h["x-mg-cost-usd"] = cost;
   }
