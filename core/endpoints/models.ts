@@ -56,7 +56,9 @@ async function listModels(ctx: GatewayContext): Promise<void> {
     ctx.response = { kind: "json", status: 200, body: { object: "list", data: all.map(modelEntry) } };
     return;
   }
-  ctx.response = { kind: "json", status: 200, body: anthropicModelPage(ctx, all) };
+  // Anthropic's Models API lists what its Messages API serves: language models only (the embedding and rerank
+  // models, which /v1/messages refuses, cannot be told apart in that shape).
+  ctx.response = { kind: "json", status: 200, body: anthropicModelPage(ctx, all.filter((m) => m.type === "language")) };
   tagAnthropicAnswer(ctx);
 }
 
