@@ -1,5 +1,6 @@
 // JSON with object keys sorted at every depth: one text for one value, whatever order a client wrote its members in.
-// Two places hash request bodies with it: the response cache's key and the idempotency plugin's body check.
+// Two places hash request bodies with it: the response cache's key and the idempotency plugin's body check; the MCP
+// upstream compares tool lists with it (core/mcp/upstream.ts), so a schema written in another order is no change.
 
 /** JSON with every object's keys in sorted order; undefined members left out as JSON.stringify does. */
 export function canonicalJson(v: unknown): string {

@@ -25,6 +25,8 @@ let toolLists = 0;
 /** The servers' tool lists come in the other order; and name one more tool. */
 let reversedLists = false;
 let extraTool = false;
+/** The servers' tool schemas name their properties in the other order (the same schema, written otherwise). */
+let reorderedSchemas = false;
 /** The servers answer tools/list with a JSON-RPC error. */
 let failLists = false;
 
@@ -34,7 +36,8 @@ function rawServer(): Server {
     toolLists++;
     if (failLists) throw new Error("lists are failing");
     const names = ["throw", "hang", "big", ...(extraTool ? ["extra"] : [])];
-    return { tools: (reversedLists ? names.reverse() : names).map((name) => ({ name, inputSchema: { type: "object" } })) };
+    const properties = reorderedSchemas ? { b: { type: "number" }, a: { type: "string", description: "first" } } : { a: { description: "first", type: "string" }, b: { type: "number" } };
+    return { tools: (reversedLists ? names.reverse() : names).map((name) => ({ name, inputSchema: { type: "object" as const, properties } })) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (r) => {
     if (r.params.name === "throw") throw new Error("boom thrown"); // answered as JSON-RPC error -32603
@@ -161,6 +164,22 @@ describe("Upstream.tools", () => {
     } finally {
       failLists = false;
       listTiming.ttlMs = TTL_MS;
+      await u.close();
+    }
+  });
+
+  it("a refresh whose tool schemas name the same properties in another order tells no session the list changed", async () => {
+    let changed = 0;
+    const u = new Upstream({ kind: "http", name: "raw", url, transport: "streamable_http", headers: {}, timeoutMs: 5000, maxTotalMs: 5000 }, quiet, () => changed++);
+    try {
+      await u.tools();
+      listTiming.ttlMs = 0; // every list is past its TTL: each tools() below starts a refresh
+      reorderedSchemas = true;
+      await fetchBehind(u.tools());
+      expect(changed).toBe(0);
+    } finally {
+      listTiming.ttlMs = TTL_MS;
+      reorderedSchemas = false;
       await u.close();
     }
   });

@@ -21,6 +21,7 @@ import { ErrorAnswers } from "./error-answers.ts";
 import { boundedFetch, DEFAULT_MAX_ANSWER_BYTES } from "./bounded-fetch.ts";
 import { PendingRequests } from "./pending-requests.ts";
 import { listWaitMs } from "./list-wait-bound.ts";
+import { canonicalJson } from "../http/canonical-json.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
 
@@ -59,9 +60,13 @@ export function fetchBehind<T>(served: Promise<T>): Promise<unknown> {
   return refreshes.get(served) ?? served;
 }
 
-/** A list as a set: its items' JSON in one order, so the same items in another order are the same list (no list_changed). */
+/**
+ * A list as a set: its items' canonical JSON in one order, so the same items in another order, or an item whose
+ * objects name their members in another order (a tool's schema rebuilt by its server), are the same list (no
+ * list_changed). Arrays keep their order: in a schema it can mean something (enum, prefixItems).
+ */
 function unordered(items: unknown[]): string {
-  return JSON.stringify(items.map((i) => JSON.stringify(i)).sort());
+  return JSON.stringify(items.map((i) => canonicalJson(i)).sort());
 }
 
 export interface CallOptions {
