@@ -24,6 +24,8 @@ function exprs(): string[] {
 let flaky: FakeOpenAI;
 let gw: TestGateway;
 let metrics: Map<string, Set<string>>;
+/** Each metric family's TYPE line in the exposition (counter, gauge, histogram, ...). */
+let types: Map<string, string>;
 
 beforeAll(async () => {
   flaky = await startFakeOpenAI();
@@ -43,7 +45,9 @@ beforeAll(async () => {
   expect((await chat({ model: "openai/gpt-4o-mini", stream: true, stream_options: { include_usage: true } })).status).toBe(200);
   flaky.failures.push({ kind: "status", status: 500 });
   expect((await chat({ model: "test/flaky" })).status).toBe(502);
-  metrics = exposition(await (await fetch(gw.metricsUrl!)).text());
+  const text = await (await fetch(gw.metricsUrl!)).text();
+  metrics = exposition(text);
+  types = new Map([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
 });
 
 afterAll(async () => {
@@ -79,6 +83,17 @@ describe("docs/grafana/gateway.json", () => {
       for (const l of refs.groupingLabels) if (!labelsOfExpr.has(l)) problems.push(`${expr}: no metric in it has label ${l}`);
     }
     expect(problems).toEqual([]);
+  });
+
+  it("reads no gauge under a counter's _total name, and plots a count of handles on an axis of its own beside CPU seconds/s", () => {
+    // prom-client also exports nodejs_active_handles_total, a gauge promtool warns about: the dashboard reads the plain name.
+    const misnamed = exprs().flatMap((e) => promRefs(e).selectors.map((s) => s.metric))
+      .filter((m) => m.endsWith("_total") && types.get(m) !== "counter");
+    expect(misnamed).toEqual([]);
+    const cpu = dashboard.panels.find((p: any) => (p.targets ?? []).some((t: any) => t.expr.includes("process_cpu_seconds_total")));
+    const handles = cpu.targets.find((t: any) => t.expr.includes("nodejs_active_handles"));
+    const own = cpu.fieldConfig.overrides.find((o: any) => o.matcher.options === handles.legendFormat);
+    expect(own?.properties).toContainEqual({ id: "custom.axisPlacement", value: "right" });
   });
 
   it("the check fails on a metric or label that does not exist", () => {
