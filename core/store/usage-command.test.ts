@@ -9,13 +9,14 @@ import type { UsageRow } from "../contracts/ledger-reader.ts";
 
 afterEach(() => { vi.restoreAllMocks(); });
 
-/** The command run in this process: its exit code and what it wrote on stdout. */
-async function runUsage(argv: string[]): Promise<{ code: number; out: string }> {
-  let out = "";
+/** The command run in this process: its exit code and what it wrote on stdout and stderr. */
+async function runUsage(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "", err = "";
   vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => { out += String(chunk); return true; });
+  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => { err += String(chunk); return true; });
   const code = await usageCommand(argv);
   vi.restoreAllMocks();
-  return { code, out };
+  return { code, out, err };
 }
 
 /** A gateway.yaml whose SQLite ledger holds key "ci" of project tenant-a (3 requests, $3) and of tenant-b (2, $2). */
@@ -110,5 +111,19 @@ describe("usage command", () => {
     expect(text[0]).toMatch(/^project\s+key\s+requests\s/);
     expect(text[1]).toMatch(/^tenant-a\s+ci\s+3\s+0\s+30\s+15\s+0\s+0\s+3$/);
     expect(text[2]).toMatch(/^tenant-b\s+ci\s+2\s+0\s+20\s+10\s+0\s+0\s+2$/);
+  });
+
+  it("--since/--until inside an hour sum whole hours, and say so: the range summed on stderr and in each --json row", async () => {
+    const file = await twoProjectsOneKeyId(); // five records 09:00-09:04 UTC, 2026-11-20
+    const json = await runUsage(["--config", file, "--json", "--group-by", "project", "--since", "2026-11-20T09:30:00Z", "--until", "2026-11-20T09:45:00Z"]);
+    expect(json.code).toBe(0);
+    // The records before 09:30 are summed: the hour 09:00-10:00 is what the rollups hold.
+    expect((JSON.parse(json.out) as { project: string; requests: number; since: string; until: string }[]).map((r) => [r.project, r.requests, r.since, r.until]))
+      .toEqual([["tenant-a", 3, "2026-11-20T09:00:00.000Z", "2026-11-20T10:00:00.000Z"], ["tenant-b", 2, "2026-11-20T09:00:00.000Z", "2026-11-20T10:00:00.000Z"]]);
+    expect(json.err).toBe("usage: summing whole hours, 2026-11-20T09:00:00.000Z to 2026-11-20T10:00:00.000Z (the ledger's usage is kept per hour; asked for 2026-11-20T09:30:00.000Z to 2026-11-20T09:45:00.000Z)\n");
+    // Whole hours given: nothing widened, nothing said.
+    const whole = await runUsage(["--config", file, "--group-by", "project", "--since", "2026-11-20", "--until", "2026-11-21"]);
+    expect(whole.code).toBe(0);
+    expect(whole.err).toBe("");
   });
 });

@@ -1,6 +1,7 @@
 // `model-gateway usage [--config F] [--project P] [--since 2026-11-01 | 7d | 24h] [--until ...] [--group-by project,model]
 // [--bucket none|day|hour] [--sandbox] [--json]`: requests, errors, tokens and cost from the usage rollups of the
-// configured ledger (SQLite file, Redis, or Postgres with store.ledger) — never a scan of the records.
+// configured ledger (SQLite file, Redis, or Postgres with store.ledger) — never a scan of the records. The rollups are
+// hourly, so the range is whole hours: a widened one is said on stderr, and --json rows carry since/until.
 import { parseArgs } from "node:util";
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
@@ -16,6 +17,9 @@ import type { UsageBucket, UsageDimension, UsageQuery, UsageRow } from "../contr
 
 /** A row as the command prints it (JSON): the group's dimensions flattened beside the sums, money as decimals. */
 export interface PrintedRow {
+  /** The range summed (--json), whole hours: the rollups the ledger is read from are hourly. */
+  since?: string;
+  until?: string;
   bucket?: string;
   project?: string;
   key?: string;
@@ -55,6 +59,26 @@ export function parseRange(sinceArg: string | undefined, untilArg: string | unde
     throw new Error(`${sinceText} is not before ${untilText}: the range is empty`);
   }
   return { since, until };
+}
+
+/**
+ * The range the rollups actually sum for --since/--until: widened to whole hours (the ledger is read from hourly
+ * rollups, rollup.ts planUsage), so `--since 30m` at 12:40 sums from 12:00.
+ */
+export function summedRange(since: number, until: number): { since: number; until: number } {
+  const plan = planUsage({ since, until, bucket: "none", groupBy: [] });
+  return { since: plan.since, until: plan.until };
+}
+
+/**
+ * The stderr line saying the range summed, when a --since or --until given was widened to whole hours (a silent
+ * widening over-counts by up to an hour against, say, Prometheus' increase() over the same 30m). Undefined otherwise.
+ */
+export function widenedNote(given: { since?: string; until?: string }, asked: { since: number; until: number }, summed: { since: number; until: number }): string | undefined {
+  const widened = (given.since !== undefined && summed.since !== asked.since) || (given.until !== undefined && summed.until !== asked.until);
+  if (!widened) return undefined;
+  const iso = (t: number) => new Date(t).toISOString();
+  return `usage: summing whole hours, ${iso(summed.since)} to ${iso(summed.until)} (the ledger's usage is kept per hour; asked for ${iso(asked.since)} to ${iso(asked.until)})\n`;
 }
 
 /** Longest wait for one store call of the command: long enough for a large range of rollups, never unbounded. */
@@ -99,9 +123,13 @@ export function printable(rows: UsageRow[]): PrintedRow[] {
   return rows.map(printedRow);
 }
 
-/** Rows as printed, made one at a time as they are written (a big ledger's report is never held as a second copy). */
-function* printedRows(rows: readonly UsageRow[]): Generator<PrintedRow> {
-  for (const r of rows) yield printedRow(r);
+/**
+ * Rows as printed, made one at a time as they are written (a big ledger's report is never held as a second copy);
+ * with `range`, each names the range summed (--json).
+ */
+function* printedRows(rows: readonly UsageRow[], range?: { since: number; until: number }): Generator<PrintedRow> {
+  const named = range ? { since: new Date(range.since).toISOString(), until: new Date(range.until).toISOString() } : {};
+  for (const r of rows) yield { ...named, ...printedRow(r) };
 }
 
 /**
@@ -241,7 +269,10 @@ export async function usageCommand(argv: string[]): Promise<number> {
   try {
     const rows = nameToolCalls(read, q, groupBy);
     read = undefined; // the reader's rows are summed into `rows`: let them go before the output is made
-    await writeOut(values.json ? jsonLines(printedRows(rows)) : tableLines(() => printedRows(rows), groupBy, bucket !== "none"));
+    const summed = summedRange(since, until);
+    const note = widenedNote(values, { since, until }, summed);
+    if (note) process.stderr.write(note);
+    await writeOut(values.json ? jsonLines(printedRows(rows, summed)) : tableLines(() => printedRows(rows), groupBy, bucket !== "none"));
     return 0;
   } catch (err) {
     process.stderr.write(`usage: printing the report failed: ${(err as Error).message}\n`);
