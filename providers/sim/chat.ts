@@ -9,6 +9,9 @@ import { planChoice, type Plan } from "./plan.ts";
 import { countTokens, promptTokens } from "./tokens.ts";
 import { simToolForms, withCustomCalls, type SimCall } from "./tool-forms.ts";
 import { functionCallAnswer, functionCallStream, wantsFunctionCall } from "../translate/chat-tool-forms-answer.ts";
+import { markStop } from "../translate/upstream-stop.ts";
+import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
+import { ignoredFields } from "./ignored-fields.ts";
 
 function completionTokens(plan: Plan): number {
   let n = plan.pieces.length;
@@ -41,6 +44,10 @@ export async function simChat(body: any, target: Target, call: CallOptions, opts
   const model = target.upstreamModel;
   const ttft = opts.ttft_ms ?? 0;
   const tps = opts.tokens_per_second;
+  const ignored = ignoredFields(body);
+  const headers = ignored.length ? { headers: { [DROPPED_PARAMS_HEADER]: ignored.join(",") } } : {};
+  // Chat's finish_reason says "stop" for a stop sequence too: which one matched rides along for a Messages client.
+  const stopOf = (p: Plan) => (p.stopSequence === undefined ? undefined : { reason: "stop_sequence" as const, sequence: p.stopSequence });
 
   if (body.stream !== true) {
     const longest = Math.max(...plans.map(completionTokens));
@@ -68,7 +75,9 @@ export async function simChat(body: any, target: Target, call: CallOptions, opts
       usage: usageOf(prompt, completion),
       system_fingerprint: "fp_sim",
     };
-    return { kind: "json", body: legacy ? functionCallAnswer(json) : json };
+    // One choice only (a Messages client's): its stop sequence is the answer's.
+    if (plans.length === 1) markStop(json, stopOf(plans[0]!));
+    return { kind: "json", ...headers, body: legacy ? functionCallAnswer(json) : json };
   }
 
   const includeUsage = body.stream_options?.include_usage === true;
@@ -98,13 +107,13 @@ export async function simChat(body: any, target: Target, call: CallOptions, opts
           yield chunk([{ index, delta: { tool_calls: [{ index: t, ...(tc.custom ? { custom: { input: piece } } : { function: { arguments: piece } }) }] }, logprobs: null, finish_reason: null }]);
         }
       }
-      yield chunk([{ index, delta: {}, logprobs: null, finish_reason: p.finishReason }]);
+      yield markStop(chunk([{ index, delta: {}, logprobs: null, finish_reason: p.finishReason }]), stopOf(p));
     }
     call.reportUsage({ inputTokens: prompt, outputTokens: completion });
     if (includeUsage) yield chunk([], { usage: usageOf(prompt, completion) });
     yield { data: "[DONE]" };
   }
-  return { kind: "stream", events: legacy ? functionCallStream(events()) : events() };
+  return { kind: "stream", ...headers, events: legacy ? functionCallStream(events()) : events() };
 }
 
 async function pause(ms: number, signal: AbortSignal): Promise<void> {

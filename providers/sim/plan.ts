@@ -13,6 +13,8 @@ export interface Plan {
   pieces: string[];
   toolCalls: PlannedToolCall[];
   finishReason: "stop" | "length" | "tool_calls";
+  /** The stop sequence the text was cut at, when that ended it (Anthropic's stop_reason: stop_sequence names it). */
+  stopSequence?: string;
 }
 
 const FILLER = [
@@ -34,17 +36,22 @@ function seedOf(body: any, choice: number): number {
   return h.readUInt32BE(0);
 }
 
-function limitPieces(text: string, body: any): { pieces: string[]; finish: "stop" | "length" } {
+function limitPieces(text: string, body: any): { pieces: string[]; finish: "stop" | "length"; stopSequence?: string } {
   const stops: string[] = body.stop == null ? [] : Array.isArray(body.stop) ? body.stop : [body.stop];
   let cut = text;
+  // The sequence that cut last is the one that occurs first: the one a real model would have stopped at.
+  let matched: string | undefined;
   for (const s of stops) {
     const at = s ? cut.indexOf(s) : -1;
-    if (at >= 0) cut = cut.slice(0, at);
+    if (at >= 0) {
+      cut = cut.slice(0, at);
+      matched = s;
+    }
   }
   const pieces = splitTokens(cut);
   const max = statedOutputLimit(body);
   if (max !== undefined && pieces.length > max) return { pieces: pieces.slice(0, max), finish: "length" };
-  return { pieces, finish: "stop" };
+  return { pieces, finish: "stop", ...(matched === undefined ? {} : { stopSequence: matched }) };
 }
 
 /**
@@ -103,8 +110,8 @@ export function planChoice(body: any, model: string, choice: number): Plan {
     const extra = [FILLER[seed % FILLER.length], FILLER[(seed >>> 8) % FILLER.length]];
     text = `Simulated reply from ${model}${echo ? ` to "${echo}"` : ""}. ${extra[0]} ${extra[1]}`;
   }
-  const { pieces, finish } = limitPieces(text, body);
-  return { pieces, toolCalls: [], finishReason: finish };
+  const { pieces, finish, stopSequence } = limitPieces(text, body);
+  return { pieces, toolCalls: [], finishReason: finish, ...(stopSequence === undefined ? {} : { stopSequence }) };
 }
 
 /** A value for a schema the client sent; one that does not compile, or that the simulator cannot satisfy, is a 400 naming it. */
