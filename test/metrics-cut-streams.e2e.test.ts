@@ -109,6 +109,30 @@ describe("a stream whose client leaves mid-way", () => {
   });
 });
 
+describe("a client that leaves before the response began, and one that leaves mid-stream (README: the code label)", () => {
+  it("the first counts as code 499, nothing having been sent; the second keeps the 200 it was sent; both attempts are cancelled", async () => {
+    const labels = { endpoint: "chat", model: MODEL, provider: "up" };
+    const before = { c499: await sum(gw, "gateway_requests_total", { ...labels, code: "499" }), c200: await sum(gw, "gateway_requests_total", { ...labels, code: "200" }), cancelled: await upstreamCount(gw, "cancelled") };
+    fake.failures.push({ kind: "hang" });
+    const ac = new AbortController();
+    const res = fetch(`${baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", "x-request-id": "req-left-early" },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "hi" }] }),
+      signal: ac.signal,
+    });
+    setTimeout(() => ac.abort(), 200);
+    await expect(res).rejects.toThrow();
+    await accessLine(log, "req-left-early");
+    expect(await sum(gw, "gateway_requests_total", { ...labels, code: "499" }) - before.c499).toBe(1);
+    fake.failures.push({ kind: "slow", chunkDelayMs: 40 });
+    await stream(baseURL, "req-left-late", 2);
+    await accessLine(log, "req-left-late");
+    expect(await sum(gw, "gateway_requests_total", { ...labels, code: "200" }) - before.c200).toBe(1);
+    expect(await upstreamCount(gw, "cancelled") - before.cancelled).toBe(2);
+  });
+});
+
 describe("a stream cut by a shutdown", () => {
   it("is counted by the shutdown's 503, not as a 200, and its upstream attempt as cancelled, not ok", async () => {
     const slow = await startFakeOpenAI({ text: TEXT, chunkDelayMs: 100 });
