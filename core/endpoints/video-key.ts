@@ -1,8 +1,8 @@
 // What a keyed /videos request's idempotency key names: its request fingerprint, and whether the key is already taken
 // (a job running or finished under it, here or on another replica). Its own
 // module because the budget plugin asks before the videos endpoint runs: a request that will only attach to (or
-// collect) a job someone already paid for reserves nothing (docs/media.md), and gets ctx.reserveForNewJob to call if
-// it must start a job after all.
+// collect) a job someone already paid for reserves nothing (docs/media.md), and gets a reservation to make if
+// it must start a job after all (ctx.reserveSkipped, declared in core/http/idempotency-key.ts).
 import { createHash } from "node:crypto";
 import { ulid } from "ulid";
 import type { GatewayContext } from "../pipeline/context.ts";
@@ -10,18 +10,6 @@ import type { ModelRuntime } from "../config/runtime.ts";
 import { idempotencyKey, idempotencyScope } from "../http/idempotency-key.ts";
 import { clampDuration } from "./video-duration.ts";
 import { videoJobsOf } from "./video-jobs.ts";
-
-declare module "../pipeline/context.ts" {
-  interface GatewayContext {
-    /**
-     * Set by the budget plugin when it reserved nothing for a keyed /videos request because its key was taken: makes
-     * the reservation it skipped (ctx.budget; 402 when there is no room). The videos endpoint calls it before it
-     * starts a job after all (the claim was released or lapsed, the finished asset is not kept here), so no job runs
-     * unreserved.
-     */
-    reserveForNewJob?: () => Promise<void>;
-  }
-}
 
 /** Hash of what makes two video requests the same; a key reused for a different one is a conflict. */
 export function videoFingerprint(model: ModelRuntime, body: Record<string, any>, sandbox: boolean): string {

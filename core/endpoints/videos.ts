@@ -101,9 +101,9 @@ async function videos(ctx: GatewayContext): Promise<void> {
       });
     }
     // The budget reserved nothing because the key was taken (video-key.ts); a new job is started after all: reserve now.
-    if (ctx.reserveForNewJob) {
+    if (ctx.reserveSkipped) {
       try {
-        await ctx.reserveForNewJob();
+        await ctx.reserveSkipped();
       } catch (err) {
         if (claim) await ctx.gateway.store.idempotencyRelease(claim.scope, claim.owner).catch(() => {});
         throw err;

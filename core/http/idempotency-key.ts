@@ -16,6 +16,14 @@ declare module "../pipeline/context.ts" {
      * holds the key): what the answer points to (an image's file) must last as long as the record.
      */
     keptForReplay?: boolean;
+    /**
+     * Set by the budget plugin when it reserved nothing for a keyed request because its key already holds what it asks
+     * for (a finished answer to replay: core/http/idempotent-replay.ts; a video job to attach to or collect:
+     * core/endpoints/video-key.ts): makes the reservation it skipped (ctx.budget; 402 when there is no room). Whoever
+     * finds it must run the request after all (the record expired, the claim was released or lapsed) calls it first,
+     * so nothing reaches a provider unreserved.
+     */
+    reserveSkipped?: () => Promise<void>;
   }
 }
 

@@ -15,7 +15,10 @@
 // record has landed; with no room the cache does not serve it, so hits never spend past the budget either.
 // A keyed /videos request whose key a job already holds (running, or finished and billed) only collects that job, so
 // nothing is reserved up front (a full budget must not refuse a video already paid for); should it have to start a
-// job after all, the videos endpoint makes the reservation first (ctx.reserveForNewJob).
+// job after all, the videos endpoint makes the reservation first (ctx.reserveSkipped). Likewise a keyed request of
+// another endpoint whose key holds a finished answer for the same body is only replayed by the idempotency plugin
+// after this one, billing nothing: it reserves nothing either (the images whose cost spent the budget can still be
+// collected), and the idempotency plugin makes the reservation should it have to run the request after all.
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../../core/errors.ts";
@@ -31,6 +34,8 @@ import { budgetRefusal } from "./refusal.ts";
 import { boundWebSearches } from "../../core/metering/server-tools.ts";
 import { videoJobTimeoutMs } from "../../core/endpoints/video-job-timeout.ts";
 import { videoKeyTaken } from "../../core/endpoints/video-key.ts";
+import { replaysKeptAnswer } from "../../core/http/idempotent-replay.ts";
+import type { LoadedConfig } from "../../core/config/loaded.ts";
 import { LeaseRenewal } from "../../core/store/lease-renewal.ts";
 import type { LeaseRenewal as Lease } from "../../core/store/types.ts";
 
@@ -71,7 +76,25 @@ function leaseMsOf(ctx: GatewayContext): number {
 
 const limits = new WeakMap<object, bigint>();
 
-export default definePlugin({
+interface BudgetState {
+  /** The idempotency plugin runs after this one: a key's kept answer is replayed without reaching a provider. */
+  replaysAfter: boolean;
+}
+
+/** Whether `config`'s pipeline runs the idempotency plugin after the budget (the default order does). */
+function idempotencyRunsAfter(config: Partial<LoadedConfig>): boolean {
+  const names = (config.pipeline ?? []).map((p) => p.name);
+  const at = names.indexOf("idempotency");
+  return at >= 0 && at > names.indexOf("budget");
+}
+
+/** Nothing is reserved for this request: it only collects what its key already holds (a kept answer, a video job). */
+async function onlyCollects(ctx: GatewayContext, state: BudgetState | undefined): Promise<boolean> {
+  if (ctx.endpoint === "videos") return videoKeyTaken(ctx);
+  return state?.replaysAfter === true && replaysKeptAnswer(ctx);
+}
+
+export default definePlugin<unknown, BudgetState>({
   name: "budget",
   dependsOn: ["auth"],
   // Each budgeted project's spend this period is read before the config serves: on a SQLite store the first read
@@ -89,8 +112,9 @@ export default definePlugin({
         gateway.log.warn("budget: could not read the spend ahead of the first request", { project: id, error: String(err) });
       }
     }
+    return { replaysAfter: idempotencyRunsAfter(config) };
   },
-  async handle(ctx, next) {
+  async handle(ctx, next, { state }) {
     const auth = ctx.auth;
     const budget = auth?.project.config.budget;
     const keyBudget = auth?.key?.budget;
@@ -113,9 +137,9 @@ export default definePlugin({
     const worst = worstCase(ctx, searches);
     const leaseMs = leaseMsOf(ctx);
     let holds: Holds | undefined;
-    if (ctx.endpoint === "videos" && (await videoKeyTaken(ctx))) {
-      ctx.reserveForNewJob = () => {
-        ctx.reserveForNewJob = undefined;
+    if (await onlyCollects(ctx, state)) {
+      ctx.reserveSkipped = () => {
+        ctx.reserveSkipped = undefined;
         return reserve(ctx, scopes, worst, leaseMs, Date.now()).then(() => {});
       };
     } else {

@@ -29,7 +29,7 @@ describe("budget setup", () => {
       log: { warn: (...a: unknown[]) => warnings.push(a) },
     };
     const projects = new Map<string, any>([["monthly", { config: { budget: { usd: "10" } } }]]);
-    await expect(budget.setup!(gateway as never, undefined, { projects } as never)).resolves.toBeUndefined();
+    await expect(budget.setup!(gateway as never, undefined, { projects } as never)).resolves.toEqual({ replaysAfter: false }); // no pipeline given: no idempotency after it
     expect(JSON.stringify(warnings)).toContain("ECONNREFUSED");
   });
 });

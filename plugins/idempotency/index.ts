@@ -5,8 +5,9 @@
 // first is still running waits for it and then replays it. Only 2xx responses are kept: after a failure the key is
 // free again, so a retry runs for real. A kept answer the store could not take yet is saved again in the background.
 // An answer larger than idempotency.max_record_bytes (a stream: max_stream_record_bytes) is not kept
-// (./too-large.ts): a retry gets 422, not a rerun.
-import { createHash, randomUUID } from "node:crypto";
+// (./too-large.ts): a retry gets 422, not a rerun. What "the same request" is: core/http/idempotent-replay.ts, which the
+// budget plugin also asks, so that a replay reserves nothing (it bills nothing).
+import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { definePlugin } from "../../core/pipeline/define.ts";
 import { GatewayError } from "../../core/errors.ts";
@@ -14,7 +15,7 @@ import type { GatewayContext, GatewayResponse } from "../../core/pipeline/contex
 import type { StoredResponse } from "../../core/store/types.ts";
 import type { SseEvent } from "../../core/sse/parse.ts";
 import { IDEMPOTENCY_WINDOW_MS, idempotencyKey, idempotencyScope } from "../../core/http/idempotency-key.ts";
-import { canonicalJson } from "../../core/http/canonical-json.ts";
+import { idempotencyRequestHash, legacyIdempotencyRequestHash } from "../../core/http/idempotent-replay.ts";
 import { endpointFor } from "../../core/endpoints/index.ts";
 import { recordStream, replayStored, storedOf, storedSize } from "../../core/pipeline/stored-response.ts";
 import { DROPPED_PARAMS_HEADER } from "../../core/contracts/provider.ts";
@@ -90,31 +91,13 @@ export default definePlugin<unknown, Limits>({
   },
 });
 
-/**
- * What "the same request" means for a key: the body, whatever the order of its members, and the API it came through
- * (Gemini's embedContent, batchEmbedContents and OpenAI's embeddings reach one endpoint with one rebuilt body, but
- * answer in three shapes). A different one with the same key is a 422.
- */
-function requestHash(ctx: GatewayContext): string {
-  const request = { protocol: ctx.protocol, action: ctx.params.action ?? null, body: ctx.body ?? null };
-  return createHash("sha256").update(canonicalJson(request)).digest("base64url");
-}
-
-/**
- * The hash records had before requestHash (the body's JSON text as it came): a retry of a request made before an
- * upgrade still finds its record, kept 24 hours, instead of a 422. Removable once no record of that age remains.
- */
-function legacyRequestHash(ctx: GatewayContext): string {
-  return createHash("sha256").update(JSON.stringify(ctx.body ?? null)).digest("base64url");
-}
-
 /** The header the key came in, as errors about it name it. */
 const keyField = (ctx: GatewayContext) => (ctx.headers["idempotency-key"] !== undefined ? "Idempotency-Key" : "x-mg-idempotency-key");
 
 async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId: string, key: string, limits: Limits): Promise<void> {
   const store = ctx.gateway.store;
   const scope = idempotencyScope(projectId, ctx.endpoint, key, ctx.auth!.sandbox);
-  let hash = requestHash(ctx);
+  let hash = idempotencyRequestHash(ctx);
   let triedLegacy = false;
   const owner = `${ctx.requestId}:${randomUUID()}`;
   const waiting = new DuplicateWait(keyField(ctx), ctx.config.server.upstreamTimeoutMs, Date.now());
@@ -126,7 +109,7 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
       // Only a key with a record reaches here, so requests without one never compute the legacy hash.
       if (!triedLegacy) {
         triedLegacy = true;
-        const legacy = legacyRequestHash(ctx);
+        const legacy = legacyIdempotencyRequestHash(ctx);
         if (legacy !== hash) {
           hash = legacy;
           continue;
@@ -152,6 +135,16 @@ async function withKey(ctx: GatewayContext, next: () => Promise<void>, projectId
   }
 
   ctx.keptForReplay = true;
+  // The budget reserved nothing because the key held an answer (core/http/idempotent-replay.ts), but it is gone (expired
+  // meanwhile): the request runs, so it reserves first (a 402 gives the key back).
+  if (ctx.reserveSkipped) {
+    try {
+      await ctx.reserveSkipped();
+    } catch (err) {
+      await store.idempotencyRelease(scope, owner).catch(() => {});
+      throw err;
+    }
+  }
   // Renewed while the request runs, however long (./claim-lease.ts), until its record is saved or it is released.
   const lease = { scope, owner, leaseMs: LEASE_MS };
   const leases = claimLeases(store);
