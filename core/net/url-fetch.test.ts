@@ -198,7 +198,30 @@ describe("allowlisted hosts", () => {
     const resolver = table({ "img.test": ["127.0.0.1"] });
     const err = await refusal(fetchClientUrl(`https://img.test:${img.port}/seed.png`, policy({ resolver, allowHosts: ["img.test"], ca: undefined }), { field: "image_url" }));
     expect(err.details?.reason).toBe("unreachable");
-    expect(err.message).toMatch(/certificate/i);
+    expect(err.message).toBe("image_url could not be downloaded"); // the TLS error is the cause, not the client's to read
+    expect(String((err.cause as Error)?.message)).toMatch(/certificate/i);
+  });
+
+  it("a closed port and an open port that speaks no TLS get the same answer, with no connection error text", async () => {
+    // With an internal host allowed, the error text would otherwise map its ports: ECONNREFUSED 127.0.0.1:22 for a
+    // closed one, OpenSSL's "wrong version number" for an open plain-http one.
+    const plain = createServer((_req, res) => void res.end("plain"));
+    await new Promise<void>((r) => plain.listen(0, "127.0.0.1", r));
+    const open = (plain.address() as AddressInfo).port;
+    try {
+      const resolver = table({ "img.test": ["127.0.0.1"] });
+      const closed = await refusal(fetchClientUrl(`https://img.test:${await freePort()}/x`, policy({ resolver, allowHosts: ["img.test"] }), { field: "image_url" }));
+      const notTls = await refusal(fetchClientUrl(`https://img.test:${open}/x`, policy({ resolver, allowHosts: ["img.test"] }), { field: "image_url" }));
+      for (const err of [closed, notTls]) {
+        expect(err.status).toBe(400);
+        expect(err.message).toBe("image_url could not be downloaded");
+        expect(err.details).toEqual({ field: "image_url", reason: "unreachable" });
+      }
+      expect(String((closed.cause as Error).message)).toMatch(/ECONNREFUSED/);
+    } finally {
+      plain.closeAllConnections();
+      await new Promise((r) => plain.close(r));
+    }
   });
 });
 

@@ -12,7 +12,7 @@ import { Client } from "undici";
 import { GatewayError, type ErrorCode } from "../errors.ts";
 import { internalRange } from "./address.ts";
 import { proxyFor, type EgressProxy, type ProxyRoute } from "./egress-proxy.ts";
-import { tunnelConnector } from "./proxy-tunnel.ts";
+import { ProxyTunnelError, tunnelConnector } from "./proxy-tunnel.ts";
 
 export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
 
@@ -83,6 +83,9 @@ export async function fetchClientUrl(raw: string, policy: UrlFetchOptions, targe
     if (deadline.aborted) return refuse("timeout", `took longer than ${policy.timeoutMs} ms to download`);
     return undefined;
   };
+  // Only the gateway's own words about its egress proxy are said (which proxy refused the tunnel, with what status).
+  const unreachable = (cause: unknown, at: string, extra: Record<string, unknown> = {}) =>
+    new GatewayError(400, target.code ?? "INVALID_REQUEST", `${field} could not be downloaded${at}${cause instanceof ProxyTunnelError ? `: ${cause.message}` : ""}`, { retryable: false, cause, details: { field, reason: "unreachable", ...extra } });
 
   const parsed = parse(raw);
   if (!parsed) throw refuse("invalid_url", "is not a valid URL");
@@ -123,8 +126,10 @@ export async function fetchClientUrl(raw: string, policy: UrlFetchOptions, targe
     }
 
     const route = proxyFor(policy.egress, url);
+    // A connection failure's text (ECONNREFUSED host:port, OpenSSL's) is kept as the cause, not told to the client:
+    // it would tell an open port of an allowed host from a closed one.
     const res = await get(url, addresses[0]!, policy, target, signal, route).catch((err) => {
-      throw stopped(err) ?? refuse("unreachable", `could not be downloaded${at}: ${(err as Error).message}`, route ? { proxy: route.shown } : {});
+      throw stopped(err) ?? unreachable(err, at, route ? { proxy: route.shown } : {});
     });
     try {
       if (REDIRECTS.has(res.status)) {
@@ -139,7 +144,7 @@ export async function fetchClientUrl(raw: string, policy: UrlFetchOptions, targe
       const length = Number(first(res.headers["content-length"]));
       if (length > policy.maxBytes) throw refuse("too_large", `is larger than ${policy.maxBytes} bytes (${length})`, { max_bytes: policy.maxBytes });
       const bytes = await readCapped(res.body, policy.maxBytes).catch((err) => {
-        throw stopped(err) ?? refuse("unreachable", `could not be downloaded${at}: ${(err as Error).message}`);
+        throw stopped(err) ?? unreachable(err, at);
       });
       if (!bytes) throw refuse("too_large", `is larger than ${policy.maxBytes} bytes`, { max_bytes: policy.maxBytes });
       return { bytes, contentType: first(res.headers["content-type"])?.split(";")[0]?.trim().toLowerCase() || undefined, url: url.href };
