@@ -213,7 +213,7 @@ const takesAnthropicKey = (ep: EndpointSpec): boolean => ep.protocol === "anthro
 
 function operation(ep: EndpointSpec): Json {
   const o = ep.openapi;
-  const responses: Json = { "200": successResponse(ep) };
+  const responses: Json = o.notServed ? {} : { "200": successResponse(ep) };
   if (o.accepted) responses["202"] = { description: o.accepted, headers: requestIdHeader() };
   Object.assign(responses, errorResponses(ep));
   const op: Json = {

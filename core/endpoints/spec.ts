@@ -55,6 +55,8 @@ export interface EndpointSpec {
     namedEvents?: boolean;
     /** A 202 with no body, and when (MCP: a POST of notifications or responses only). */
     accepted?: string;
+    /** A route kept only to refuse by name what the gateway does not serve: documented with its errors and no success. */
+    notServed?: boolean;
   };
 }
 

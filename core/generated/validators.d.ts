@@ -60,6 +60,7 @@ export declare const validateModel: ValidateFunction;
 export declare const validateRerankResult: ValidateFunction;
 export declare const validateResponseDeleted: ValidateFunction;
 export declare const validateResponseInputItemList: ValidateFunction;
+export declare const validateResponseInputTokens: ValidateFunction;
 export declare const validateResponseObject: ValidateFunction;
 export declare const validateResponseStreamEvent: ValidateFunction;
 export declare const validateVideoResult: ValidateFunction;
