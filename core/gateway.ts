@@ -5,6 +5,7 @@ import { resolveConfig } from "./config/resolve.ts";
 import { ConfigError, formatProblem } from "./config/source.ts";
 import { changeFields, diffConfigs, type ConfigChanges } from "./config/diff.ts";
 import { Metrics } from "./metrics.ts";
+import { seedConfigSeries } from "./metrics-seed.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { compose, type Handler, type ResolvedPlugin } from "./pipeline/compose.ts";
 import { definePlugin } from "./pipeline/define.ts";
@@ -127,6 +128,7 @@ export class Gateway implements GatewayHandle {
     try {
       gw.startedWith = config; // before the build: a plugin's setup may read settings kept from the start
       gw.current = await gw.build(config);
+      await seedConfigSeries(gw.metrics, config); // the series the config determines, at 0 (core/metrics-seed.ts)
       await gw.apiKeys.start();
       // A key id of gateway.yaml that an API-created key already has (the keys the store could give now).
       const clashes = apiKeyIdClashes(config, gw.apiKeys.all());
@@ -268,6 +270,7 @@ export class Gateway implements GatewayHandle {
       });
     }
     this.noteReload({ at: at.toISOString(), trigger, ok: true, changes });
+    void seedConfigSeries(this.metrics, next).catch((err) => this.log.warn("seeding the new config's metric series failed", { error: String(err) }));
     for (const fn of this.reloaded) {
       try {
         fn();

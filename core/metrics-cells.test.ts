@@ -31,6 +31,21 @@ describe("CellCounter", () => {
   });
 });
 
+describe("CellCounter.seed", () => {
+  it("shows seeded sets at 0 before their first count; a later seeding drops the zeros it no longer names, never a counted series", async () => {
+    const { registry, c } = counter();
+    c.seed([["a", "200"], ["b", "200"], ["c", "200"]]);
+    let text = await registry.metrics();
+    for (const m of ["a", "b", "c"]) expect(text).toContain(`t_total{model="${m}",code="200"} 0`);
+    c.add(2, "b", "200");
+    c.seed([["a", "200"]]);
+    text = await registry.metrics();
+    expect(text).toContain('t_total{model="a",code="200"} 0');
+    expect(text).toContain('t_total{model="b",code="200"} 2'); // counted: stays, as any counter does
+    expect(text).not.toContain('model="c"');
+  });
+});
+
 describe("CellCounter given figures from an upstream", () => {
   it("never adds a negative, NaN or infinite count: /metrics keeps scraping and the sum never goes down", async () => {
     const { registry, c } = counter();

@@ -22,6 +22,8 @@ export class CellCounter<L extends string> {
   readonly counter: Counter<L>;
   private readonly cells = new Map<string, Cell>();
   private readonly labelNames: readonly L[];
+  /** The label sets seed() shows at 0, by cell key. */
+  private seeded = new Map<string, Record<string, string>>();
 
   constructor(config: MetricConfig<L>) {
     this.labelNames = config.labelNames;
@@ -47,6 +49,25 @@ export class CellCounter<L extends string> {
       this.cells.set(key, (c = { labels, pending: 0 }));
     }
     c.pending += n;
+  }
+
+  /**
+   * Show these label sets (each in `labelNames` order) at 0 before their first count: a series born at its first
+   * count loses that count to rate()/increase(), which see only changes between scrapes. Replaces the last call's
+   * sets: one no longer named that was never counted goes from /metrics (a counted one stays, as any counter does).
+   */
+  seed(sets: readonly (readonly string[])[]): void {
+    const next = new Map<string, Record<string, string>>();
+    for (const values of sets) {
+      const labels: Record<string, string> = {};
+      this.labelNames.forEach((name, i) => (labels[name] = values[i] ?? ""));
+      next.set(values.join("\n"), labels);
+    }
+    for (const [key, labels] of this.seeded) {
+      if (!next.has(key) && !this.cells.has(key)) this.counter.remove(labels as Partial<Record<L, string>>);
+    }
+    for (const labels of next.values()) this.counter.inc(labels as Partial<Record<L, string>>, 0);
+    this.seeded = next;
   }
 
   private fold(): void {

@@ -1,6 +1,7 @@
 // The cache's series: lookups by result (hit, miss), and answers offered for keeping by what became of them.
 import type { Registry } from "prom-client";
 import { CellCounter } from "../../core/metrics-cells.ts";
+import { CACHEABLE } from "./plan.ts";
 
 export interface CacheMetrics {
   requests: CellCounter<"endpoint" | "result">;
@@ -27,6 +28,9 @@ export function cacheMetrics(registry: Registry): CacheMetrics {
       registers: [registry],
     }),
   };
+  // Hit and miss exist from the start on every endpoint the cache serves (12 series): a series born at its first
+  // count loses it to rate()/increase(), and the first hits would not show on the dashboard.
+  m.requests.seed([...CACHEABLE].flatMap((endpoint) => [[endpoint, "hit"], [endpoint, "miss"]]));
   byRegistry.set(registry, m);
   return m;
 }

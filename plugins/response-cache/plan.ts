@@ -8,7 +8,7 @@ import { toPico } from "../../core/money/money.ts";
 import { onProviderState } from "./provider-state.ts";
 
 /** Endpoints whose answers are cached: generated text and vectors, not images, videos, counts or the catalog. */
-const CACHEABLE = new Set(["chat", "messages", "responses", "gemini", "embeddings", "rerank"]);
+export const CACHEABLE = new Set(["chat", "messages", "responses", "gemini", "embeddings", "rerank"]);
 
 const DEFAULT_TTL_S = 3600;
 
