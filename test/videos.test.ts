@@ -204,6 +204,25 @@ describe("videos on the simulator", () => {
     expect(again.status).toBe(200);
     expect(again.json.id).toBe(r.json.error.details.job_id);
   });
+
+  it("the 504 names the idempotency key as the client spelled it, not lower-cased", async () => {
+    const k = key(); // a ULID in upper case
+    const r = await post({ model: "slow/reel", prompt: "slow, named back", duration: 2 }, LIVE, { "x-mg-idempotency-key": k });
+    expect(r.status).toBe(504);
+    expect(r.json.error.details.idempotency_key).toBe(k);
+  });
+
+  it("a request sent without a key is told its video cannot be collected and a repeat bills a new one, and not to retry", async () => {
+    const r = await post({ model: "slow/reel", prompt: "slow, no key", duration: 2 }, LIVE);
+    expect(r.status).toBe(504);
+    expect(r.json.error.code).toBe("UPSTREAM_TIMEOUT");
+    expect(r.json.error.message).not.toContain("same idempotency key");
+    expect(r.json.error.message).toContain("sent no idempotency key");
+    expect(r.json.error.message).toContain("starts (and bills) a new one");
+    expect(r.json.error.message).toContain("x-mg-idempotency-key");
+    expect(r.json.error.details.idempotency_key).toBeUndefined();
+    expect(r.headers.get("x-should-retry")).toBe("false"); // an SDK's automatic retry would pay for a second video
+  });
 });
 
 describe("videos on an OpenAI-protocol (Sora) upstream", () => {

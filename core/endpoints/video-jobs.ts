@@ -10,7 +10,7 @@
 import { ulid } from "ulid";
 import type { GatewayHandle } from "../contracts/gateway.ts";
 import type { GatewayContext, ModelAttempt } from "../pipeline/context.ts";
-import { GatewayError, clientClosed, toGatewayError } from "../errors.ts";
+import { DO_NOT_RETRY, GatewayError, clientClosed, toGatewayError } from "../errors.ts";
 import type { AssetMeta } from "../assets/store.ts";
 import { keepAsset, VIDEO_URL_TTL_S } from "../assets/index.ts";
 import { estimateTokens } from "../metering/estimate-tokens.ts";
@@ -180,9 +180,10 @@ export class VideoJobs {
   /**
    * Wait for the job on behalf of one request: resolves with the asset, or rejects when the client leaves or
    * the hold time runs out (504). The job keeps running either way, also without an idempotency key: providers
-   * cannot cancel a video job, so it is billed when it ends, and a repeat with the same key collects it.
+   * cannot cancel a video job, so it is billed when it ends, and a repeat with the same key collects it. `sentKey`: this
+   * request's key as the client spelled it (the 504 names it back), undefined when it sent none.
    */
-  async hold(job: VideoJob, signal: AbortSignal, holdMs: number): Promise<VideoAsset> {
+  async hold(job: VideoJob, signal: AbortSignal, holdMs: number, sentKey: string | undefined): Promise<VideoAsset> {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     try {
@@ -194,7 +195,7 @@ export class VideoJobs {
           else signal.addEventListener("abort", onAbort, { once: true });
         }),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(stillRunning(holdMs, job.id, job.key)), holdMs);
+          timer = setTimeout(() => reject(stillRunning(holdMs, job.id, sentKey)), holdMs);
         }),
       ]);
     } catch (e) {
@@ -217,15 +218,21 @@ export class VideoJobs {
 }
 
 /**
- * The 504 of a request that gave up waiting: the job runs on and a repeat with the same key collects it. The limit as
- * configured (timeout_seconds: 0.5 is 0.5 s, not "1 s"); the job id when known (a replica attaching to another's job
- * learns it from the store, when it can).
+ * The 504 of a request that gave up waiting: the job runs on. With a key a repeat with it collects the job (`key` is
+ * echoed as the client sent it). Without one nothing can collect it: the job is billed when it is ready, and a repeat
+ * would start (and bill) another, so the client is told so, and told not to retry (x-should-retry: false, which the
+ * OpenAI and Anthropic SDKs obey over the status). The limit as configured (timeout_seconds: 0.5 is 0.5 s, not
+ * "1 s"); the job id when known (a replica attaching to another's job learns it from the store, when it can).
  */
 export function stillRunning(holdMs: number, jobId: string | undefined, key: string | undefined, elsewhere = false): GatewayError {
   const s = Math.round(holdMs) / 1000;
+  const running = `The video is still being generated${elsewhere ? " by another gateway instance" : ""} after ${s} s`;
+  const details = { ...(jobId ? { job_id: jobId } : {}), limit_seconds: s, ...(key ? { idempotency_key: key } : {}) };
+  if (key) return new GatewayError(504, "UPSTREAM_TIMEOUT", `${running}; repeat the request with the same idempotency key to pick it up`, { retryable: true, details });
   return new GatewayError(504, "UPSTREAM_TIMEOUT",
-    `The video is still being generated${elsewhere ? " by another gateway instance" : ""} after ${s} s; repeat the request with the same idempotency key to pick it up`,
-    { retryable: true, details: { ...(jobId ? { job_id: jobId } : {}), limit_seconds: s, ...(key ? { idempotency_key: key } : {}) } });
+    `${running}. This request sent no idempotency key, so the video cannot be collected: it is billed when it is ready, ` +
+    "and repeating the request starts (and bills) a new one. Send x-mg-idempotency-key (a ULID or UUID) next time so that a repeat picks the video up",
+    { retryable: false, headers: DO_NOT_RETRY, details });
 }
 
 const byGateway = new WeakMap<GatewayHandle, VideoJobs>();

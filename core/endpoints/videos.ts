@@ -19,7 +19,7 @@ import { clampDuration } from "./video-duration.ts";
 import { videoFingerprint } from "./video-key.ts";
 import { sharedJobId } from "./video-job-id.ts";
 import { videoJobTimeoutMs } from "./video-job-timeout.ts";
-import { idempotencyKey, idempotencyScope } from "../http/idempotency-key.ts";
+import { idempotencyKey, idempotencyKeyAsSent, idempotencyScope } from "../http/idempotency-key.ts";
 
 const KNOWN = ["model", "prompt", "image_url", "last_frame_url", "aspect_ratio", "duration", "user", "providerOptions"] as const;
 /** Spec, Limits: video requests hold the connection up to 600 seconds. */
@@ -83,7 +83,6 @@ async function videos(ctx: GatewayContext): Promise<void> {
     const owner = `${ctx.requestId}:${ulid()}`;
     const scope = idempotencyScope(projectId, "videos", key, sandbox);
     const found = await claimOrFind(ctx, scope, fingerprint, owner, {
-      key,
       leaseMs: videoJobTimeoutMs(model),
       holdMs: seconds(limits, "timeout_seconds", VIDEO_HOLD_MS),
       local: () => jobs.find(projectId, key, sandbox),
@@ -132,7 +131,7 @@ async function videos(ctx: GatewayContext): Promise<void> {
     ctx.responseHeaders["x-mg-video-job"] = "attached";
   }
 
-  const result = await jobs.hold(job, ctx.signal, seconds(limits, "timeout_seconds", VIDEO_HOLD_MS));
+  const result = await jobs.hold(job, ctx.signal, seconds(limits, "timeout_seconds", VIDEO_HOLD_MS), idempotencyKeyAsSent(ctx));
   return respond(ctx, result);
 }
 
@@ -182,7 +181,7 @@ function keyReused(ctx: GatewayContext): GatewayError {
  */
 async function claimOrFind(
   ctx: GatewayContext, scope: string, fingerprint: string, owner: string,
-  o: { key: string; leaseMs: number; holdMs: number; local: () => VideoJob | undefined },
+  o: { leaseMs: number; holdMs: number; local: () => VideoJob | undefined },
 ): Promise<{ kind: "new" } | { kind: "done"; asset: VideoAsset } | { kind: "local"; job: VideoJob }> {
   const store = ctx.gateway.store;
   const deadline = Date.now() + o.holdMs;
@@ -202,7 +201,7 @@ async function claimOrFind(
       if (job.fingerprint !== fingerprint) throw keyReused(ctx);
       return { kind: "local", job };
     }
-    if (Date.now() + wait > deadline) throw stillRunning(o.holdMs, await sharedJobId(ctx, scope), o.key, true);
+    if (Date.now() + wait > deadline) throw stillRunning(o.holdMs, await sharedJobId(ctx, scope), idempotencyKeyAsSent(ctx), true);
     try {
       await sleep(wait, undefined, { signal: ctx.signal });
     } catch {

@@ -59,6 +59,15 @@ export function idempotencyKey(ctx: GatewayContext): string | undefined {
 }
 
 /**
+ * The key as the client spelled it (a ULID in upper case stays so), for answers that name it back: a client matching
+ * the key it sent by string finds it. Compare and store idempotencyKey's form, never this one.
+ */
+export function idempotencyKeyAsSent(ctx: GatewayContext): string | undefined {
+  const sent = ctx.headers["idempotency-key"] ?? ctx.headers["x-mg-idempotency-key"];
+  return typeof sent === "string" ? sent.trim() : undefined;
+}
+
+/**
  * Where a key's record lives in the store: the project, the endpoint and the key, and for a sandbox key a space of
  * its own. Sandbox answers come from the simulator and cost nothing; a live key must never be handed one (nor a
  * sandbox key a live answer). `sandbox` is no endpoint name and project ids have no `:`, so no two scopes meet.
