@@ -223,12 +223,12 @@ describe("worst-case cost", () => {
     expect(worstCase(ctx("responses", both, 80))).toMatchObject({ modelCalls: 3 });
   });
 
-  it("images reserve n x the price of the tier they will be sent at: the one named, else the default; unpriced, the dearest", () => {
+  it("images reserve n x the price of the tier they will be sent at: the one named, else the default; none served, nothing", () => {
     expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x", n: 2, quality: "hd", size: "1792x1024" })).toFixed()).toBe("0.24");
     expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x", n: 2, size: "1792x1024" })).toFixed()).toBe("0.16");
     expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x" })).toFixed()).toBe("0.04");
-    // refused later (400): reserved at the dearest tier, never less
-    expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x", quality: "ultra" })).toFixed()).toBe("0.12");
+    // refused by the images endpoint (400 naming quality) before any upstream call: nothing held, so no 402 comes first
+    expect(worstCaseCost(ctx("images", { model: "a/draw", prompt: "x", quality: "ultra" })).toFixed()).toBe("0");
   });
 
   it("an image fallback chain reserves the dearest of each model's own tier, leaving out a model that cannot serve it", () => {
@@ -241,8 +241,8 @@ describe("worst-case cost", () => {
     // auto is each model's default, as nothing named
     expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "auto", size: "auto" })).toFixed()).toBe("0.05");
     expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "high", size: "1536x1024" })).toFixed()).toBe("0.3");
-    // no model serves it (400 later): the dearest tier
-    expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "ultra" })).toFixed()).toBe("0.3");
+    // no model serves it (the 400 naming quality, before any upstream call): nothing held
+    expect(worstCaseCost(chain("a/draw", "a/paint", { quality: "ultra" })).toFixed()).toBe("0");
   });
 
   it("a generation's worst case without output (what no output limit lowers) is kept apart, at the endpoint where it is dearest", () => {

@@ -17,7 +17,7 @@ import { bodyChars, outputTokensOn } from "../../core/metering/request-size.ts";
 import type { EndpointRuntime, ModelRuntime } from "../../core/config/runtime.ts";
 import { clampDuration } from "../../core/endpoints/video-duration.ts";
 import { targetTier } from "../../core/endpoints/image-tier.ts";
-import { pricingAtDearestTier, pricingForTier } from "../../core/money/image-price.ts";
+import { pricingForTier } from "../../core/money/image-price.ts";
 import { canThink } from "../../core/metering/thinking.ts";
 import { LANGUAGE, unboundedInput, unseenInput } from "./unbounded-input.ts";
 import { carriesAudio } from "./audio-parts.ts";
@@ -102,11 +102,13 @@ function picoPrices(p: Pricing): PicoPrices {
 
 /**
  * An endpoint's prices with `image` at the tier an image request is sent there (its model's, core/endpoints/image-tier.ts),
- * or undefined when that endpoint will be left out of the chain; `anyServes` false (the request will be refused with a
- * 400): every endpoint at its dearest tier, so the reservation errs high rather than at nothing.
+ * or undefined when that endpoint will be left out of the chain. When no endpoint of any model the request names can
+ * serve it (`anyServes` false), nothing is held: the images endpoint refuses it with the 400 naming `size` or
+ * `quality` before any upstream call (the router's chain is only those models), and holding every endpoint's dearest
+ * tier turned that 400 into a 402 on a nearly spent budget, whose advice (fewer images) could not help.
  */
 function imagePricing(ctx: GatewayContext, model: ModelRuntime, p: Pricing, anyServes: boolean): Pricing | undefined {
-  if (!anyServes) return pricingAtDearestTier(p);
+  if (!anyServes) return undefined;
   const { tier } = targetTier(model, p, ctx.body ?? {});
   return tier && pricingForTier(p, tier);
 }
