@@ -241,6 +241,24 @@ describe("countTokens, embeddings and the model list", () => {
     expect((await image.json()).error.details).toContainEqual(expect.objectContaining({ fieldViolations: [expect.objectContaining({ field: "content.parts[0]" })] }));
   });
 
+  it("embedContent / batchEmbedContents with no parts or only empty text: Google's 400 naming the content, nothing sent upstream", async () => {
+    const sentBefore = media.requests.length;
+    const cases: [string, unknown, string][] = [
+      ["embedContent", { content: { parts: [] } }, "content.parts"],
+      ["embedContent", { content: { parts: [{ text: "" }, { text: "" }] } }, "content.parts"],
+      ["batchEmbedContents", { requests: [{ content: { parts: [{ text: "a" }] } }, { content: { parts: [{ text: "" }] } }] }, "requests[1].content.parts"],
+      ["batchEmbedContents", { requests: [{ content: {} }] }, "requests[0].content.parts"],
+    ];
+    for (const [action, body, field] of cases) {
+      const r = await post(`models/gemini-embedding-001:${action}`, body, { "x-goog-api-key": SHIPPED_KEY });
+      const json = await r.json();
+      expect(r.status, JSON.stringify(json)).toBe(400);
+      expect(json.error.status).toBe("INVALID_ARGUMENT");
+      expect(json.error.details).toContainEqual(expect.objectContaining({ fieldViolations: [expect.objectContaining({ field })] }));
+    }
+    expect(media.requests.length).toBe(sentBefore);
+  });
+
   it("GET models (paged) and models/{model}: Gemini's Model shape, names the SDK passes back as they are", async () => {
     const page = await (await api.raw("/v1beta/models?pageSize=2")).json();
     expect(page.models).toHaveLength(2);

@@ -14,12 +14,19 @@ import { camelCaseGeminiFields } from "./field-names.ts";
 
 interface One { content: any; taskType?: string; title?: string; outputDimensionality?: number; model?: string }
 
+/**
+ * One content's text. No parts, or only empty text, is refused here as /v1/embeddings refuses an empty string: joined
+ * it would be "" sent upstream, embedded and billed by a lenient host (real ones refuse it with a 400 of their own).
+ */
 function textOf(content: any, field: string): string {
   const parts: any[] = Array.isArray(content?.parts) ? content.parts : [];
+  if (!parts.length) throw invalidRequest("content has no parts to embed: send at least one text part", `${field}.parts`);
   parts.forEach((p, j) => {
     if (typeof p?.text !== "string") throw invalidRequest("only text parts can be embedded", `${field}.parts[${j}]`);
   });
-  return parts.map((p) => p.text).join("\n");
+  const text = parts.map((p) => p.text).join("\n");
+  if (!parts.some((p) => p.text !== "")) throw invalidRequest("content has only empty text: there is nothing to embed", `${field}.parts`);
+  return text;
 }
 
 /** All requests must agree on a setting the embeddings call takes once. */
