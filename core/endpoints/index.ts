@@ -11,12 +11,11 @@ import { countTokensEndpoint } from "./count-tokens.ts";
 import { responsesEndpoint } from "./responses.ts";
 import { responsesStateEndpoints } from "./responses-state.ts";
 import { responsesInputTokensEndpoint } from "./responses-input-tokens.ts";
-import { responsesCompactEndpoint } from "./responses-compact.ts";
 import { modelsEndpoints } from "./models.ts";
 import { geminiEndpoints } from "./gemini/index.ts";
 import { mcpEndpoints } from "./mcp.ts";
 
-export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint, responsesInputTokensEndpoint, responsesCompactEndpoint, ...responsesStateEndpoints, countTokensEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints, ...geminiEndpoints, ...mcpEndpoints];
+export const endpoints: EndpointSpec[] = [chatEndpoint, messagesEndpoint, responsesEndpoint, responsesInputTokensEndpoint, ...responsesStateEndpoints, countTokensEndpoint, embeddingsEndpoint, rerankEndpoint, imagesEndpoint, videosEndpoint, ...modelsEndpoints, ...geminiEndpoints, ...mcpEndpoints];
 
 /**
  * The spec that validates and answers a request of this kind in this client protocol (count_tokens, embeddings and

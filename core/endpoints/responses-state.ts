@@ -1,9 +1,9 @@
 // Stored Responses API state around POST /api/v1/responses, and the routes that read it: GET and DELETE
-// /api/v1/responses/{id}, GET /api/v1/responses/{id}/input_items. Records live in gateway.store.responses, per
+// /api/v1/responses/{id} (GET ?stream=true replays it as events), GET /api/v1/responses/{id}/input_items. Records live in gateway.store.responses, per
 // project (another project's id is a 404 like an unknown one), until store.responses_retention_days have passed.
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
-import { GatewayError } from "../errors.ts";
+import { GatewayError, invalidRequest } from "../errors.ts";
 import { upstreamProtocolOf } from "../contracts/translator.ts";
 import type { ProviderResult } from "../contracts/provider.ts";
 import { buildConversation } from "../responses/conversation.ts";
@@ -12,6 +12,8 @@ import { checkConversationSize, DEFAULT_MAX_CONVERSATION_BYTES } from "../respon
 import { deleteAtUpstream, deleteUpstreamCopy, madeWithProjectKey } from "../responses/upstream-delete.ts";
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
+import { replayEvents } from "../responses/replay-events.ts";
+import { COMPACT_ROUTE, compactNotServed, compactOpenApi } from "./responses-compact.ts";
 import { answerAllowed, continuesByHistory, keptParts } from "../responses/stored-view.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
 import { jsonInSlices } from "../store/responses-slices.ts";
@@ -205,9 +207,10 @@ function shown(item: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-/** The three routes share one kind; the method and the path's last segment pick the answer. */
+/** The routes share one kind; the method and the path's last segment pick the answer. */
 export async function responsesStateTerminal(ctx: GatewayContext): Promise<void> {
   const path = ctx.path.split("?")[0]!.replace(/\/+$/, "");
+  if (ctx.method === "POST") throw compactNotServed(); // the only POST among them (responses-compact.ts)
   if (ctx.method === "DELETE") {
     const id = ctx.params.id ?? "";
     // A response served natively has a copy at its upstream: that goes first (core/responses/upstream-delete.ts).
@@ -226,12 +229,34 @@ export async function responsesStateTerminal(ctx: GatewayContext): Promise<void>
   // include=reasoning.encrypted_content (the SDK sends include[]=…): the output with the reasoning state, as on create.
   const include = [...query.getAll("include"), ...query.getAll("include[]")];
   const body = include.includes("reasoning.encrypted_content") && rec.fullOutput ? { ...rec.response, output: rec.fullOutput } : rec.response;
+  const replay = replayWanted(query);
+  if (replay) {
+    // stream=true (the SDK's retrieve(id, {stream: true}), responses.stream({response_id})): the response as the
+    // events that make it, from after starting_after (core/responses/replay-events.ts).
+    const events = replayEvents(body).slice(replay.startingAfter + 1);
+    ctx.response = { kind: "stream", status: 200, events: (async function* () { yield* events; })() };
+    return;
+  }
   ctx.response = { kind: "json", status: 200, body };
+}
+
+/** ?stream=true, and the sequence number to start after (-1: from the first event); undefined for the JSON answer. */
+function replayWanted(query: URLSearchParams): { startingAfter: number } | undefined {
+  const stream = query.get("stream");
+  if (stream === null || stream === "false") return undefined;
+  if (stream !== "true") throw invalidRequest(`stream must be true or false, not "${stream}"`, "stream");
+  const raw = query.get("starting_after");
+  if (raw === null || raw === "") return { startingAfter: -1 };
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw invalidRequest(`starting_after must be a sequence number (a whole number from 0), not "${raw}"`, "starting_after");
+  return { startingAfter: n };
 }
 
 const base = { kind: "responses_state", protocol: "responses", terminal: responsesStateTerminal } as const;
 
 export const responsesStateEndpoints: EndpointSpec[] = [
+  // Before /responses/:id, which would take the path for an id.
+  { ...base, method: "POST", route: COMPACT_ROUTE, openapi: compactOpenApi },
   {
     ...base,
     method: "GET",
@@ -241,7 +266,13 @@ export const responsesStateEndpoints: EndpointSpec[] = [
       summary: "Retrieve a stored response (created with store: true, within the retention period)",
       responseSchema: "ResponseObject",
       tag: "Inference",
-      query: [{ name: "include", schema: { type: "array", items: { type: "string", enum: ["reasoning.encrypted_content"] } }, description: "reasoning.encrypted_content: reasoning items with their state" }],
+      query: [
+        { name: "include", schema: { type: "array", items: { type: "string", enum: ["reasoning.encrypted_content"] } }, description: "reasoning.encrypted_content: reasoning items with their state" },
+        { name: "stream", schema: { type: "boolean", default: false }, description: "true: the stored response replayed as the Responses stream events that make it (response.created … its terminal event), numbered from 0 the same on every replay" },
+        { name: "starting_after", schema: { type: "integer", minimum: 0 }, description: "With stream=true: only the events after this sequence number" },
+      ],
+      streamSchema: "ResponseStreamEvent",
+      namedEvents: true,
     },
   },
   {
