@@ -29,6 +29,11 @@ let extraTool = false;
 let reorderedSchemas = false;
 /** The servers answer tools/list with a JSON-RPC error. */
 let failLists = false;
+/** The servers list one more tool, "deep", whose inputSchema nests this many levels (0: none). */
+let deepSchema = 0;
+
+/** {"type":"object","properties":{"a": …}} nested `depth` times, as JSON text (the SDK's server would overflow on it). */
+const nestedJson = (depth: number) => `${'{"type":"object","properties":{"a":'.repeat(depth)}{"type":"object"}${"}}".repeat(depth)}`;
 
 function rawServer(): Server {
   const server = new Server({ name: "raw", version: "1" }, { capabilities: { tools: {} } });
@@ -51,11 +56,18 @@ beforeAll(async () => {
   http = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
+    const message = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined;
+    if (deepSchema && message?.method === "tools/list") {
+      // Written by hand: the list with a "deep" tool beside the usual ones.
+      const usual = '{"name":"throw","inputSchema":{"type":"object"}},{"name":"hang","inputSchema":{"type":"object"}},{"name":"big","inputSchema":{"type":"object"}}';
+      const body = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"tools":[${usual},{"name":"deep","inputSchema":${nestedJson(deepSchema)}}]}}`;
+      return void res.writeHead(200, { "content-type": "application/json" }).end(body);
+    }
     const server = rawServer();
     // /mcp answers a POST with JSON, /sse with an event stream (the SDK server's default).
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !req.url?.startsWith("/sse") });
     await server.connect(transport);
-    await transport.handleRequest(req, res, chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : undefined);
+    await transport.handleRequest(req, res, message);
   });
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
@@ -256,6 +268,48 @@ describe("an answer larger than mcp.max_result_bytes", () => {
       const err = await u.call("big", { bytes: 11 * 1024 * 1024 }).catch((e) => e);
       expect(err.message).toMatch(/larger than 10485760 bytes/);
     } finally {
+      await u.close();
+    }
+  });
+});
+
+describe("a listed tool nested past a request body's bound (128 levels)", () => {
+  /** Rejections nobody handled while a test ran: a list's landing must never make one. */
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+
+  it("a configured server's list goes on without it (logged); no unhandled rejection when the list lands or is compared", async () => {
+    const warned: Array<{ msg: string; fields: any }> = [];
+    const log = { ...(quiet as object), warn: (msg: string, fields: unknown) => void warned.push({ msg, fields }) } as never;
+    const u = new Upstream({ kind: "http", name: "raw", url, transport: "streamable_http", headers: {}, timeoutMs: 5000, maxTotalMs: 5000 }, log, () => {});
+    process.on("unhandledRejection", onUnhandled);
+    deepSchema = 5000;
+    try {
+      expect((await u.tools()).map((t) => t.name)).toEqual(["throw", "hang", "big"]);
+      await new Promise((r) => setTimeout(r, 50)); // the list has landed (and been compared)
+      expect(warned).toContainEqual({ msg: "mcp server listed an item the gateway leaves out", fields: { server: "raw", reason: 'tool "deep": its inputSchema nests deeper than 128 levels' } });
+      expect(unhandled).toEqual([]);
+    } finally {
+      deepSchema = 0;
+      process.off("unhandledRejection", onUnhandled);
+      await u.close();
+    }
+  });
+
+  it("a client's own server (server_url) fails its list naming the tool, which the request answers as its tools[i]'s 502", async () => {
+    const u = new Upstream({ kind: "http", name: "x", url, transport: "streamable_http", headers: {}, timeoutMs: 5000, maxTotalMs: 5000 }, quiet, () => {}, fetch);
+    process.on("unhandledRejection", onUnhandled);
+    deepSchema = 150_000;
+    try {
+      await expect(u.tools()).rejects.toThrow('tool "deep": its inputSchema nests deeper than 128 levels');
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+      deepSchema = 50; // 100-odd levels (two per nesting: properties, a): within the bound, listed
+      await u.tools().catch(() => {});
+      expect((await u.tools()).map((t) => t.name)).toContain("deep");
+    } finally {
+      deepSchema = 0;
+      process.off("unhandledRejection", onUnhandled);
       await u.close();
     }
   });

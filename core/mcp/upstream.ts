@@ -22,6 +22,7 @@ import { boundedFetch, DEFAULT_MAX_ANSWER_BYTES } from "./bounded-fetch.ts";
 import { PendingRequests } from "./pending-requests.ts";
 import { listWaitMs } from "./list-wait-bound.ts";
 import { canonicalJson } from "../http/canonical-json.ts";
+import { withinDepth } from "./list-depth.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
 
@@ -366,11 +367,20 @@ export class Upstream {
         if (!r.nextCursor) break;
         cursor = r.nextCursor;
       }
-      return out;
+      // Items nested past a request body's bound: a client's own server fails (the request names its tools[i]);
+      // a configured server's list goes on without them.
+      return withinDepth(kind, out, this.fetchImpl !== undefined, (why) => this.log.warn("mcp server listed an item the gateway leaves out", { server: this.name, reason: why }));
     })();
     const seq = this.fetchSeq++;
     this.fetches.set(value, { kind, seq, background });
-    value.then((items) => this.landed(value, items), () => {
+    value.then((items) => {
+      // Nothing the server listed may become an unhandled rejection: a throw here is the server's list, logged.
+      try {
+        this.landed(value, items);
+      } catch (err) {
+        this.log.warn("mcp server list could not be compared with the last one", { server: this.name, kind, error: String(err) });
+      }
+    }, () => {
       // The server did not list its tools: the names it last listed are not gone on until a list lands again.
       if (kind === "tools" && seq > this.namesSeq) this.namesTrusted = false;
     });
