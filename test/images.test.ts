@@ -145,6 +145,7 @@ describe("images on the simulator", () => {
     const chat = await post({ model: "openai/gpt-4o-mini", prompt: "x" });
     expect(chat.status).toBe(403);
     expect(chat.json.error.code).toBe("MODEL_NOT_ALLOWED");
+    expect(chat.json.error.message).toBe('Model "openai/gpt-4o-mini" is a language model; POST /api/v1/images/generations needs an image model');
     const ref = await post({ model: "openai/gpt-image-1", prompt: "x", reference_image: "iVBORw0KGgo=" });
     expect(ref.status).toBe(403);
     expect(ref.json.error.details.field).toBe("reference_image");

@@ -4,6 +4,7 @@
 // is given explicitly runs the guardrails plugin when a project has guardrails (else they would silently do nothing).
 import type { GatewayConfig } from "../generated/types/gateway.ts";
 import type { ConfigProblem } from "./source.ts";
+import { aModelOfType } from "../endpoints/model-type-words.ts";
 
 type At = (path: (string | number)[], message: string, atKey?: boolean) => ConfigProblem;
 
@@ -55,7 +56,7 @@ export function checkGuardrails(config: GatewayConfig, at: At, problems: ConfigP
     if (m.judge !== undefined) {
       const model = config.models?.[m.judge];
       if (!model) problems.push(at([...mpath, "judge"], `project ${pid}: guardrails.moderation.judge: unknown model "${m.judge}"`));
-      else if ((model.type ?? "language") !== "language") problems.push(at([...mpath, "judge"], `project ${pid}: guardrails.moderation.judge "${m.judge}" is a${/^[aeiou]/.test(model.type ?? "") ? "n" : ""} ${model.type} model, not a language model`));
+      else if ((model.type ?? "language") !== "language") problems.push(at([...mpath, "judge"], `project ${pid}: guardrails.moderation.judge "${m.judge}" is ${aModelOfType(model.type ?? "language")}, not a language model`));
     }
   }
 }

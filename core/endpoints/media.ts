@@ -7,6 +7,7 @@ import { dispatch, gatewayMetadata, invokeNative, type OperationName } from "../
 import { GatewayError, type ErrorCode } from "../errors.ts";
 import type { Target } from "../contracts/provider.ts";
 import { timeLimitError } from "../time-limit-cut.ts";
+import { aModelOfType } from "./model-type-words.ts";
 
 export interface DispatchOverrides<T = unknown> {
   signal?: AbortSignal;
@@ -80,7 +81,7 @@ export function limitsOf(model: ModelRuntime): Record<string, any> {
 /** The model must be of the endpoint's type (a chat model cannot embed). */
 export function requireType(model: ModelRuntime, type: ModelRuntime["type"], status: number, code: ErrorCode): void {
   if (model.type === type) return;
-  throw new GatewayError(status, code, `Model "${model.id}" is a ${model.type} model and cannot serve this endpoint (it needs a ${type} model)`, {
+  throw new GatewayError(status, code, `Model "${model.id}" is ${aModelOfType(model.type)} and cannot serve this endpoint (it needs ${aModelOfType(type)})`, {
     details: { field: "model", model_type: model.type },
   });
 }

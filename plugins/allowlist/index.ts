@@ -7,6 +7,7 @@ import type { EndpointKind, GatewayContext } from "../../core/pipeline/context.t
 import type { ProjectConfig } from "../../core/generated/types/gateway.ts";
 import { compileAllowlist, type Matcher } from "../../core/config/glob.ts";
 import { requestedModels } from "../../core/pipeline/requested-models.ts";
+import { aModelOfType } from "../../core/endpoints/model-type-words.ts";
 
 const TYPE_FOR: Partial<Record<EndpointKind, string>> = {
   chat: "language",
@@ -29,7 +30,7 @@ function matcherFor(project: ProjectConfig): Matcher {
 }
 
 function wrongType(ctx: GatewayContext, id: string, field: string, type: string, expected: string): GatewayError {
-  const message = `Model "${id}" is a${/^[aeiou]/.test(type) ? "n" : ""} ${type} model; ${ctx.method} ${ctx.path.split("?")[0]} needs a ${expected} model`;
+  const message = `Model "${id}" is ${aModelOfType(type)}; ${ctx.method} ${ctx.path.split("?")[0]} needs ${aModelOfType(expected)}`;
   const details = { field, model: id, type, expected };
   // The spec names a capability mismatch on images MODEL_NOT_ALLOWED; the other endpoints report a bad request.
   if (ctx.endpoint === "images") return new GatewayError(403, "MODEL_NOT_ALLOWED", message, { details });

@@ -10,6 +10,7 @@ import { canThink } from "../../core/metering/thinking.ts";
 import { fullyRetired, retiredEndpoint, retiredModelError } from "../../core/config/retirement.ts";
 import { planRoute, requestShape, type RequestShape, type RouteInput, type RoutingOptions } from "./route.ts";
 import { noTargetError } from "./no-target.ts";
+import { aModelOfType } from "../../core/endpoints/model-type-words.ts";
 
 const UNSIZED: RequestShape = { inputTokens: 0, outputTokens: 0 };
 
@@ -64,7 +65,7 @@ function resolveChain(ctx: GatewayContext, primary: ModelRuntime, options: Routi
     if (!m) throw notFound(id, `providerOptions.gateway.models[${i}]`);
     if (fullyRetired(m, now)) return;
     if (m.type !== primary.type) {
-      throw new GatewayError(400, "INVALID_REQUEST", `Fallback model "${id}" is a ${m.type} model; ${primary.id} is a ${primary.type} model`, {
+      throw new GatewayError(400, "INVALID_REQUEST", `Fallback model "${id}" is ${aModelOfType(m.type)}; ${primary.id} is ${aModelOfType(primary.type)}`, {
         details: { field: `providerOptions.gateway.models[${i}]` },
       });
     }
