@@ -27,6 +27,12 @@ const ERROR_STATUSES: Record<string, string> = {
   "504": "Upstream timeout",
 };
 
+/**
+ * A 410, on the images route only: an idempotent replay whose images the gateway no longer keeps
+ * (core/endpoints/image-replay.ts). A video request whose asset is gone runs its job again, so /videos has none.
+ */
+const GONE = "INVALID_REQUEST with details.reason asset_gone: a repeat with this idempotency key whose images are no longer kept (removed, or another replica's assets_dir); send the request with a new key to generate (and pay for) them again";
+
 /** Google's shape: the gateway's code is the ErrorInfo detail's reason. */
 const GEMINI_NOTES: Record<string, string> = {
   "400": "; also a 5xx no retry would mend (an upstream refusing the gateway's credentials), as FAILED_PRECONDITION, which the Gemini SDKs do not retry",
@@ -82,6 +88,7 @@ export function errorComponents(): Record<string, Json> {
     out[`CatalogError${code}`] = response(`${description}. With anthropic-version: Anthropic's envelope (type: "error", error.type), with request-id`, ENVELOPE, { ...headers, ...catalogRequestIdHeader() });
     out[`GeminiError${code}`] = response(`${description}${GEMINI_NOTES[code] ?? ""} (Google's error shape; the gateway's code is the ErrorInfo reason)`, GOOGLE, headers);
   }
+  out.Error410 = response(GONE, ENVELOPE, { ...requestIdHeader(), ...rateLimitHeaders() });
   // No rate limits apply on the MCP routes: tool calls have windows of their own.
   for (const [code, { description, schema }] of Object.entries({ ...MCP_STATUSES, "409": MCP_GET_CONFLICT })) {
     out[`McpError${code}`] = response(description, schema, { ...requestIdHeader(), ...waits(code), ...retryVerdict(code) });
@@ -99,6 +106,8 @@ const refs = (prefix: string, codes: string[]): Record<string, Json> =>
 /** The statuses of a route: a POST may meet its idempotency key still in progress (409), unless it keeps no record. */
 const statuses = (idempotent: boolean) => Object.keys(ERROR_STATUSES).filter((code) => idempotent || !POST_ONLY.has(code));
 
+/** The images route's 410 (asset_gone on a replay). */
+export const goneError = () => refs("Error", ["410"]);
 /** An OpenAI- or Responses-protocol route's errors: the gateway's envelope. `idempotent`: a POST the idempotency keys apply to. */
 export const gatewayErrors = (idempotent = false) => refs("Error", statuses(idempotent));
 /** A Messages route's errors: the gateway's envelope with type: "error", and request-id as on its answers. */

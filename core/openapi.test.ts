@@ -65,7 +65,8 @@ describe("/api/openapi.json for client generators", () => {
 
   it("a query parameter is required where the gateway requires it (?alt=sse), optional elsewhere", () => {
     const required = [...operations()].flatMap(([path, m, op]) => (op.parameters ?? []).filter((p: any) => p.in === "query" && p.required).map((p: any) => `${m.toUpperCase()} ${path} ${p.name}`));
-    expect(required.sort()).toEqual(["POST /v1beta/models/{model}:streamGenerateContent alt", "POST /v1beta/{creator}/{slug}:streamGenerateContent alt"]);
+    // A signed asset link without its expires and sig is no link (404).
+    expect(required.sort()).toEqual(["GET /v1/assets/{name} expires", "GET /v1/assets/{name} sig", "POST /v1beta/models/{model}:streamGenerateContent alt", "POST /v1beta/{creator}/{slug}:streamGenerateContent alt"]);
   });
 
   it("the request headers the spec lists: x-mg-trace-id on the media routes, x-mg-idempotency-key as a ULID or UUID; Mcp-Session-Id on MCP", () => {
@@ -137,5 +138,17 @@ describe("/api/openapi.json for client generators", () => {
     expect(doc.paths["/openapi.json"].get.security).toEqual([]);
     const filters = doc.paths["/admin/v1/usage"].get.parameters.filter((p: any) => p.in === "query").map((p: any) => p.name);
     expect(filters).toEqual(expect.arrayContaining(["since", "until", "group_by", "bucket", "project", "key", "model", "provider", "endpoint", "include_sandbox"]));
+  });
+  it("the images route documents its 410 (asset_gone on a replay), and the signed asset route is described, without a key", () => {
+    const images = doc.paths["/v1/images/generations"].post.responses;
+    expect(deref(images["410"]).description).toContain("asset_gone");
+    expect(deref(images["410"]).content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
+    expect(doc.paths["/v1/videos"].post.responses["410"]).toBeUndefined(); // a gone video runs its job again
+    const asset = doc.paths["/v1/assets/{name}"].get;
+    expect(asset.security).toEqual([]);
+    expect(Object.keys(asset.responses).sort()).toEqual(["200", "206", "404", "410", "416", "503"]);
+    expect(asset.responses["410"].description).toContain("link_expired");
+    expect(asset.parameters.map((p: any) => `${p.in}:${p.name}`)).toEqual(["path:name", "query:expires", "query:sig", "header:Range"]);
+    expect(asset.responses["206"].headers["Content-Range"]).toBeDefined();
   });
 });

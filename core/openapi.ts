@@ -9,7 +9,9 @@ import { ADMIN_PREFIX } from "./admin/route.ts";
 import { RouteMethods, withHead } from "./http/route-methods.ts";
 import { servedById } from "./endpoints/gemini/route.ts";
 import type { EndpointKind } from "./pipeline/context.ts";
-import { adminErrors, catalogErrors, errorComponents, gatewayErrors, geminiErrors, mcpErrors, messagesErrors } from "./openapi-errors.ts";
+import { adminErrors, catalogErrors, errorComponents, gatewayErrors, geminiErrors, goneError, mcpErrors, messagesErrors } from "./openapi-errors.ts";
+import { assetOperation } from "./openapi-assets.ts";
+import { ASSET_ROUTE } from "./assets/index.ts";
 import {
   anthropicRequestIdHeader, billedHeaders, catalogRequestIdHeader, HEADERS, IDEMPOTENCY_HEADERS, namedHeaders, rateLimitHeaders, REQUEST_HEADERS, requestIdHeader, servedHeaders,
 } from "./openapi-headers.ts";
@@ -205,6 +207,7 @@ function errorResponses(ep: EndpointSpec): Json {
   if (ep.kind === "mcp") return mcpErrors(ep.method);
   if (ep.protocol === "gemini") return geminiErrors(idempotent(ep));
   if (ep.kind === "models") return catalogErrors(idempotent(ep)); // core/http/respond.ts anthropicCatalog
+  if (ep.kind === "images") return { ...gatewayErrors(idempotent(ep)), ...goneError() };
   return ep.protocol === "anthropic" ? messagesErrors(idempotent(ep)) : gatewayErrors(idempotent(ep));
 }
 
@@ -243,6 +246,9 @@ function operation(ep: EndpointSpec): Json {
 /** GET /api/openapi.json (core/app.ts): this document, served without a key. */
 const OPENAPI_ROUTE = "/api/openapi.json";
 for (const m of withHead("GET")) routeMethods.add(m, OPENAPI_ROUTE);
+/** GET /api/v1/assets/:name (core/app.ts): signed links to generated images and videos, served without a key. */
+const ASSET_NAME_ROUTE = `${ASSET_ROUTE}/:name`;
+for (const m of withHead("GET")) routeMethods.add(m, ASSET_NAME_ROUTE);
 const openApiOperation: Json = {
   operationId: "get_openapi",
   summary: "This OpenAPI 3.1 document",
@@ -259,6 +265,11 @@ export function buildOpenApi(): Json {
   const errorRef = { $ref: "#/components/schemas/ErrorEnvelope" };
   const paths: Record<string, Json> = { "/openapi.json": { get: openApiOperation } };
   for (const m of refusedMethods(OPENAPI_ROUTE)) paths["/openapi.json"]![m] = notAllowedOp("/openapi.json", [], m, routeMethods.for(OPENAPI_ROUTE).join(", "), "Gateway", errorRef);
+  const assetPath = "/v1/assets/{name}";
+  const asset = assetOperation();
+  paths[assetPath] = { get: asset };
+  const assetParams = asset.parameters.filter((p: Json) => p.in === "path");
+  for (const m of refusedMethods(ASSET_NAME_ROUTE)) paths[assetPath]![m] = notAllowedOp(assetPath, assetParams, m, routeMethods.for(ASSET_NAME_ROUTE).join(", "), "Inference", errorRef);
   for (const ep of endpoints) (paths[openApiPath(ep)] ??= {})[ep.method.toLowerCase()] = operation(ep);
   for (const ep of endpoints) {
     const path = openApiPath(ep);
