@@ -333,7 +333,8 @@ async function sendMetricsPart(gw: RunningGateway, id: number, traffic: boolean)
   } catch (err) {
     part = { mg: "metrics-part", id, error: String(err) };
   }
-  if (process.connected) process.send!(part, () => {});
+  // A gather's part sent: what this worker counted reached a scrape (a draining worker waits for one: core/shutdown.ts).
+  if (process.connected) process.send!(part, (err: Error | null) => { if (!err && !traffic && "metrics" in part) gw.gateway.metrics.scrapes.note(); });
 }
 
 /** Gathers of this worker waiting for the primary's answer. */

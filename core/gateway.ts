@@ -230,7 +230,9 @@ export class Gateway implements GatewayHandle {
     };
     let next: LoadedConfig;
     try {
-      next = await resolveConfig(this.current.config.builtins, file, { env: this.env, onNotice: (m) => this.log.info(m) });
+      // A provider disabled as before (its variable still unset) is not named again: only one whose state changed.
+      const disabledBefore = this.current.config.disabledProviders;
+      next = await resolveConfig(this.current.config.builtins, file, { env: this.env, onNotice: (m) => this.log.info(m), disabledBefore });
     } catch (err) {
       return refused(err instanceof ConfigError ? err.problems.map(formatProblem) : [(err as Error).message]);
     }

@@ -97,6 +97,35 @@ describe("createLogger", () => {
     expect(access).toEqual(Array.from({ length: 2000 }, (_, i) => i));
   });
 
+  it("in a worker of start --workers N every line names the worker and its pid, access lines too; a single process's do not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-log-worker-"));
+    const file = join(dir, "worker.log");
+    const script = join(dir, "worker.mts");
+    writeFileSync(script, `import cluster from "node:cluster";
+import { createLogger } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, "log.ts")).href)};
+if (cluster.isPrimary) {
+  cluster.fork().once("exit", () => {
+    const log = createLogger({ level: "info", file: ${JSON.stringify(file)} });
+    log.info("primary line");
+    void log.close();
+  });
+} else {
+  const log = createLogger({ level: "info", file: ${JSON.stringify(file)} });
+  log.warn("config reload refused; still serving the previous config", { trigger: "file" });
+  log.infoJson("request", '{"status":200}');
+  await log.close();
+  process.exit(0);
+}
+`);
+    execFileSync(process.execPath, ["--import", "tsx", script], { cwd: import.meta.dirname, timeout: 20_000 });
+    const [refused, request, primary] = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(refused).toMatchObject({ worker: 1, msg: "config reload refused; still serving the previous config", trigger: "file" });
+    expect(request).toMatchObject({ level: 30, worker: 1, pid: refused.pid, status: 200, msg: "request" });
+    expect(refused.pid).toEqual(expect.any(Number));
+    expect(primary).not.toHaveProperty("worker");
+    expect(primary).not.toHaveProperty("pid");
+  });
+
   it("a few access lines reach the file without close() (the periodic flush), and a process that exits without close() loses none", async () => {
     const dir = mkdtempSync(join(tmpdir(), "mg-log-"));
     const quiet = join(dir, "quiet.log");

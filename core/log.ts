@@ -92,9 +92,18 @@ export function createLogger(opts: LogLevel | LogOptions = {}, dest?: Destinatio
     }
   }
   const out = stream ?? pino.destination({ dest: 2, sync: true });
-  const p = pino({ level, base: undefined, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, timestamp: pino.stdTimeFunctions.isoTime }, out);
+  const base = workerFields();
+  const p = pino({ level, base, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, timestamp: pino.stdTimeFunctions.isoTime }, out);
   // pino-pretty renders objects: pre-serialised lines go through pino there; JSON destinations take them as they are.
-  return wrap(p, boom, Boolean(o.file), o.format === "pretty" ? undefined : out, batchLimit);
+  return wrap(p, boom, Boolean(o.file), o.format === "pretty" ? undefined : out, batchLimit, base ? `${JSON.stringify(base).slice(1, -1)},` : "");
+}
+
+/**
+ * In a worker of `start --workers N`: which worker and process wrote a line, named as the primary's lines about it
+ * name them, so an operator can tell whose reload was refused or waits for a restart. Nothing in a single process.
+ */
+export function workerFields(c: { isWorker: boolean; worker?: { id: number } } = cluster): { worker: number; pid: number } | undefined {
+  return c.isWorker && c.worker ? { worker: c.worker.id, pid: process.pid } : undefined;
 }
 
 /**
@@ -150,7 +159,7 @@ const BATCH_CHARS = 16 * 1024;
 const unclosed = new Set<() => void>();
 let exitHook = false;
 
-function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ownFile: boolean, json: DestinationStream | undefined, pipeBytes?: number): Logger {
+function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ownFile: boolean, json: DestinationStream | undefined, pipeBytes: number | undefined, baseJson: string): Logger {
   let closed: Promise<void> | undefined;
   let dirty = false;
   let batch = "";
@@ -210,9 +219,9 @@ function wrap(p: Pino, boom: ReturnType<typeof pino.destination> | undefined, ow
       if (!p.isLevelEnabled("info")) return;
       if (!json) return p.info(JSON.parse(fieldsJson), msg);
       dirty = true;
-      // pino's own line shape: level, time, the fields, msg.
+      // pino's own line shape: level, time, the worker's fields, the fields, msg.
       const fields = fieldsJson.length > 2 ? `${fieldsJson.slice(1, -1)},` : "";
-      const line = `{"level":30,"time":"${new Date().toISOString()}",${fields}"msg":${JSON.stringify(msg)}}\n`;
+      const line = `{"level":30,"time":"${new Date().toISOString()}",${baseJson}${fields}"msg":${JSON.stringify(msg)}}\n`;
       if (!boom) return void json.write(line); // a caller's stream (tests) gets each line as it comes
       if (closed) return void (ownFile || boom.write(line)); // stderr stays open after close(); a closed file takes no more
       if (pipeBytes) {

@@ -1,11 +1,14 @@
 // Prometheus metrics, one registry per gateway (tests run several in one process).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { CellCounter, InFlightGauge } from "./metrics-cells.ts";
+import { ScrapeWatch } from "./scrape-watch.ts";
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 export class Metrics {
   readonly registry = new Registry();
+  /** The scrapes answered: a shutdown keeps the listener for one more (core/shutdown.ts). */
+  readonly scrapes = new ScrapeWatch();
   // requests, inFlight and tokens change on every request: plain cells, folded in when collected (metrics-cells.ts).
   readonly requests = new CellCounter({
     name: "gateway_requests_total",

@@ -214,10 +214,9 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
             gateway.draining = true;
             for (const res of responses) if (!res.headersSent) res.setHeader("connection", "close");
           },
-          closeGateway: async () => {
-            await metrics?.close(); // scrapes go on while requests drain
-            await gateway.close();
-          },
+          closeGateway: () => gateway.close(),
+          // Scrapes go on while requests drain, and after, until one more has read what the drain counted.
+          metrics: metrics && { scrapes: gateway.metrics.scrapes, close: () => metrics!.close() },
         }, o.graceMs ?? gateway.config.server.shutdownGraceMs);
         await ownLog?.close();
       })());

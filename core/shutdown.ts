@@ -8,6 +8,7 @@ import { settleWithin } from "./deadline.ts";
 import { GatewayError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 import type { RequestAbort } from "./net/request-abort.ts";
+import type { ScrapeWatch } from "./scrape-watch.ts";
 
 /** Requests inside handleRequest, from arrival until their onFinish callbacks (the ledger write) have run. */
 export class InFlight {
@@ -86,6 +87,11 @@ export interface Drainable {
   startDraining(): void;
   /** Close the gateway itself: plugins, pools, the store (flushing the ledger). */
   closeGateway(): Promise<void>;
+  /**
+   * The metrics listener, closed last: once the gateway has closed (the ledger safe), it stays up until it has answered
+   * one more scrape, so the counts the drain made (the streams it cut, their 503s, tokens and cost) reach Prometheus.
+   */
+  metrics?: { scrapes: ScrapeWatch; close(): Promise<void> };
 }
 
 /** How long requests that ignore the cut (a client that stopped reading) may take before their sockets go. */
@@ -103,6 +109,22 @@ const within = (p: Promise<unknown>, ms: number): Promise<boolean> => settleWith
 export async function cutAndSettle(inflight: InFlight, reason: GatewayError): Promise<boolean> {
   inflight.cut(reason);
   return within(inflight.idle(), AFTER_CUT_MS);
+}
+
+/**
+ * Keep the metrics listener for one more scrape, then close it: only when this process has been scraped (a gateway
+ * nobody scrapes does not wait), for at most the interval seen between scrapes and a second, and never longer than
+ * the grace period. The gateway is closed by then, so a stopper that kills the process meanwhile costs only the scrape.
+ */
+async function lastScrape(t: Drainable, graceMs: number): Promise<void> {
+  const m = t.metrics;
+  if (!m) return;
+  const ms = Math.min(m.scrapes.nextWithinMs(), graceMs);
+  if (m.scrapes.scraped && ms > 0) {
+    t.log.info("keeping /metrics up for one more scrape, so it reads what the drain counted", { withinMs: Math.round(ms) });
+    if (!(await m.scrapes.next(ms))) t.log.info("no scrape came; the drain's counts are in the ledger only", { waitedMs: Math.round(ms) });
+  }
+  await m.close();
 }
 
 export async function drain(t: Drainable, graceMs: number): Promise<void> {
@@ -129,6 +151,7 @@ export async function drain(t: Drainable, graceMs: number): Promise<void> {
   // the caller exits non-zero.
   let failed: unknown;
   await t.closeGateway().catch((err) => (failed = err ?? new Error("closing the gateway failed")));
+  await lastScrape(t, graceMs);
   const fields = { ms: Math.round(performance.now() - started), cutAtGrace: cut, ...(left ? { unfinished: left } : {}) };
   if (failed === undefined) return t.log.info("shutdown complete", fields);
   t.log.error("shutdown complete, with an error", { ...fields, error: String((failed as Error)?.message ?? failed) });

@@ -399,7 +399,16 @@ export default { name: "gate", handle: (ctx, next) => next(),
   }, 60_000);
 
   it("SIGTERM to the primary shuts every worker down; the primary exits 0", async () => {
+    const before = total(await scrape(gw.metricsPort), "gateway_requests_total");
+    const inFlight = post(gw.port, "/chat/completions", chat("openai/gpt-4o-mini", { stream: true }), auth());
+    await new Promise((r) => setTimeout(r, 20));
     gw.proc.kill("SIGTERM");
+    await inFlight;
+    // The drain's counts reach one more scrape of the whole cluster before the workers' metrics listeners close.
+    await until("a scrape after the drain, counting its request", async () => {
+      const text = await scrape(gw.metricsPort).catch(() => undefined);
+      return text !== undefined && total(text, "gateway_requests_total") === before + 1 ? true : undefined;
+    });
     expect(await gw.exit).toBe(0);
     expect(gw.err()).toContain("shutting down every worker");
     expect(gw.err().match(/"shutdown complete"/g)).toHaveLength(2);

@@ -48,6 +48,11 @@ export interface LoadOptions {
    * which reads a production file's keys in a shell that has none of its secrets (server.signing_secret: "${...}").
    */
   allowUnset?: boolean;
+  /**
+   * The providers and MCP servers the serving config has disabled, with why: a reload names only those whose state
+   * changed, not every disabled one again.
+   */
+  disabledBefore?: ReadonlyMap<string, string>;
 }
 
 type Path = (string | number)[];
@@ -109,6 +114,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   if (problems.length) throw new ConfigError(problems);
 
   for (const [name, why] of disabled) {
+    if (opts.disabledBefore?.get(name) === why) continue;
     opts.onNotice?.(name.startsWith("mcp_servers.") ? `MCP server "${name.slice(12)}" disabled: ${why}` : `provider "${name}" disabled: ${why}`);
   }
   for (const m of unpricedNotices(config)) opts.onNotice?.(m);

@@ -5,10 +5,11 @@ import { Registry } from "prom-client";
 import type { Gateway } from "../gateway.ts";
 import { createLogger } from "../log.ts";
 import { startMetricsListener, type MetricsListener } from "./metrics-http.ts";
+import { ScrapeWatch } from "../scrape-watch.ts";
 import { MAX_HEADER_LINES } from "../http/request-head.ts";
 import { exchange, type RawResponse } from "../../test/helpers/raw-http.ts";
 
-const fakeGateway = { config: { metrics: {} }, metrics: { registry: new Registry() } } as unknown as Gateway;
+const fakeGateway = { config: { metrics: {} }, metrics: { registry: new Registry(), scrapes: new ScrapeWatch() } } as unknown as Gateway;
 
 let listener: MetricsListener | undefined;
 const held: Socket[] = [];

@@ -1,0 +1,75 @@
+// What a shutdown's drain counts (the streams it cuts: their 503s, tokens and cost) lands after the last scrape before
+// the process exits, so a pull-based scrape never saw it: the metrics listener now stays up, once the gateway has
+// closed, until it has answered one more scrape — only when something scraped it before, and bounded.
+import { performance } from "node:perf_hooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keyEntry, startTestGateway, testKey } from "./helpers/gateway.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+
+const KEY = testKey("finalscrape");
+const TEXT = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+const CUT = 'gateway_requests_total{endpoint="chat",model="t/slow",provider="up",code="503"}';
+
+let slow: FakeOpenAI;
+
+const config = () => ({
+  store: { kind: "memory" },
+  routing: { max_attempts: 1 },
+  providers: { up: { protocol: "openai", base_url: slow.baseUrl, api_key: "sk-fake-upstream" } },
+  models: { "t/slow": { endpoints: [{ provider: "up", model: "m", pricing: { input: "0.000002", output: "0.00001" } }] } },
+  projects: { p: { keys: [keyEntry("k", KEY)] } },
+});
+
+/** Opens a stream and reads it to its end. */
+async function stream(base: string): Promise<string> {
+  const res = await fetch(`${base}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "t/slow", stream: true, messages: [{ role: "user", content: "hi" }] }),
+  });
+  return res.text();
+}
+
+beforeAll(async () => {
+  slow = await startFakeOpenAI({ text: TEXT, chunkDelayMs: 100 });
+});
+afterAll(async () => {
+  await slow?.close();
+});
+
+describe("the metrics listener at shutdown", () => {
+  it("answers one more scrape after the drain, and that scrape counts the stream the shutdown cut (503)", async () => {
+    const gw = await startTestGateway(config());
+    try {
+      const first = await (await fetch(gw.metricsUrl!)).text(); // scraped before: a scraper is watching
+      expect(first).not.toContain(CUT);
+      const done = stream(gw.baseURL);
+      await new Promise((r) => setTimeout(r, 300)); // the stream is under way
+      let closed = false;
+      const shutdown = gw.shutdown({ graceMs: 1000 }).then(() => (closed = true));
+      expect(await done).toContain('"error"');
+      await new Promise((r) => setTimeout(r, 100)); // the drain has settled and closed the gateway
+      expect(closed).toBe(false); // still waiting for the scrape
+      const last = await (await fetch(gw.metricsUrl!)).text();
+      expect(last).toContain(`${CUT} 1`);
+      await shutdown;
+      await expect(fetch(gw.metricsUrl!)).rejects.toThrow(); // closed once that scrape was answered
+    } finally {
+      await gw.close().catch(() => {});
+    }
+  });
+
+  it("does not wait when nothing ever scraped it, nor longer than the grace period when no scrape comes", async () => {
+    const never = await startTestGateway(config());
+    let t0 = performance.now();
+    await never.shutdown({ graceMs: 30_000 });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    const scraped = await startTestGateway(config());
+    await (await fetch(scraped.metricsUrl!)).text();
+    t0 = performance.now();
+    await scraped.shutdown({ graceMs: 400 });
+    const took = performance.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(350);
+    expect(took).toBeLessThan(2000);
+  });
+});
