@@ -15,6 +15,9 @@ import { isShutdownError, shutdownCut } from "../shutdown.ts";
 import { RequestAbort } from "../net/request-abort.ts";
 import { modelLabel, providerLabel, statusCode } from "./metric-labels.ts";
 import { billedUsage } from "../observability/access-log.ts";
+import { pluginRunning } from "../pipeline/compose.ts";
+import { answerStatusFault } from "../pipeline/answer-status.ts";
+import { isInternalFault, logRequestFailure } from "./failure-log.ts";
 
 const REQUEST_ID = /^[\w.:\-/+=]{1,128}$/;
 
@@ -30,7 +33,8 @@ export async function handleRequest(
   const snapshot = gateway.acquire();
   const controller = new RequestAbort();
   gateway.inflight.enter(controller); // a shutdown waits for it (and can cut it)
-  const finishers: Array<(o: Outcome) => void | Promise<void>> = [];
+  /** The onFinish callbacks, each with the third-party plugin that registered it (named should it throw). */
+  const finishers: Array<{ fn: (o: Outcome) => void | Promise<void>; plugin: string | undefined }> = [];
   res.once("close", () => {
     if (!res.writableFinished) controller.abort();
     wireBytes(req, res); // this response's bytes, taken as it ends (the access line reads them)
@@ -55,7 +59,7 @@ export async function handleRequest(
     maxAttempts: 1,
     attempts: [],
     responseHeaders: {},
-    onFinish: (fn) => { finishers.push(fn); },
+    onFinish: (fn) => { finishers.push({ fn, plugin: pluginRunning(ctx) }); },
   };
   const { metrics } = gateway;
   metrics.inFlight.enter(spec.kind);
@@ -81,10 +85,12 @@ export async function handleRequest(
       if (!req.complete && bodyUnread(ctx)) ctx.responseHeaders.connection = "close";
     }
     if (!ctx.response) throw new Error(`no response produced for ${spec.kind}`);
+    const unsendable = answerStatusFault(ctx); // a plugin's answer with a status Node refuses: the error envelope instead
+    if (unsendable) throw unsendable;
     try {
       outcome = await writeResponse(ctx, res, hooks);
     } catch (e) {
-      outcome = fail(toGatewayError(e, controller.signal));
+      outcome = fail(toGatewayError(e, controller.signal), true);
     }
   } catch (e) {
     outcome = fail(toGatewayError(e, controller.signal));
@@ -93,7 +99,8 @@ export async function handleRequest(
     await settle(outcome ?? { status: 500, error: toGatewayError(new Error("request failed while answering"), controller.signal), aborted: false });
   }
 
-  function fail(err: GatewayError): Outcome {
+  /** `whileWriting`: the failure came out of writing the answer (its stream, read before the first byte). */
+  function fail(err: GatewayError, whileWriting = false): Outcome {
     // Cut by shutdown: the client gets the 503, not the abort's 499. A client that left makes the work under it fail
     // with a plain error (toGatewayError made that its 499 once the signal had fired; a socket gone before: here), not
     // a 500 INTERNAL of the gateway's in the log and the metrics.
@@ -102,7 +109,7 @@ export async function handleRequest(
     const clientLeft = res.destroyed && !res.writableFinished;
     const cut = shutdownCut(controller.signal) ?? (isShutdownError(err) ? err : undefined);
     err = cut ?? (clientLeft && err.code === "INTERNAL" ? clientClosed(err.cause) : err);
-    if (!cut && err.status >= 500 && err.code === "INTERNAL") gateway.log.error("request failed", { requestId: ctx.requestId, error: String(err.cause ?? err) });
+    if (!cut && isInternalFault(err)) logRequestFailure(ctx, err, whileWriting);
     // The status the client was sent (a Gemini client's 400 for a non-retryable 502): what the log and metrics count.
     const status = writeError(ctx, res, err, hooks);
     return { status, error: err, aborted: controller.signal.aborted && !cut };
@@ -129,11 +136,14 @@ export async function handleRequest(
         if (ttfb) metrics.ttfb.observe(labels, ttfb / 1000);
       });
       step("in-flight gauge", () => metrics.inFlight.leave(spec.kind));
-      for (const fn of finishers) {
+      for (const { fn, plugin } of finishers) {
         try {
           await fn(outcome);
         } catch (err) {
-          gateway.log.error("onFinish callback failed", { requestId: ctx.requestId, error: String(err) });
+          gateway.log.error("onFinish callback failed", {
+            requestId: ctx.requestId, error: String(err), ...(plugin === undefined ? {} : { plugin }),
+            ...(err instanceof Error && err.stack ? { stack: err.stack } : {}),
+          });
         }
       }
       // After the finishers: the tokens billed (the ledger's, the access line's), estimated for a stream cut short.

@@ -12,6 +12,7 @@ import { addObservabilityHeaders } from "../observability/headers.ts";
 import { shutdownCut } from "../shutdown.ts";
 import { writeWebResponse } from "./respond-web.ts";
 import { errorStatus, writeHeadSafely, type HeadReporter } from "./safe-head.ts";
+import { isInternalFault, logRequestFailure } from "./failure-log.ts";
 import { canPush, PUSH, WRITE_HOLD, type EventSink, type PushControl, type WriteHold } from "../sse/push.ts";
 import { anthropicCatalog } from "../endpoints/models-anthropic.ts";
 import { ResponsesStreamEnd } from "./responses-stream-end.ts";
@@ -258,6 +259,7 @@ async function writeStream(ctx: GatewayContext, res: ServerResponse, r: Extract<
     const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
     if (res.destroyed || out.abandoned || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return { status: r.status, aborted: true };
     if (!started) throw err; // nothing sent yet: the caller renders a normal error response
+    if (isInternalFault(err)) logRequestFailure(ctx, err, true); // the client gets the envelope; the log, the cause
     const ending = streamEnding(ctx, out, err);
     const text = out.pending + ending.text;
     out.pending = "";
@@ -387,6 +389,7 @@ class PushWriter implements EventSink {
     const { ctx, res } = this;
     const err = shutdownCut(ctx.signal) ?? toGatewayError(e);
     if (res.destroyed || (ctx.signal.aborted && !shutdownCut(ctx.signal))) return this.settle({ status: this.status, aborted: true });
+    if (isInternalFault(err)) logRequestFailure(ctx, err, true);
     const end = streamEnding(ctx, this.out, err);
     const ending = endWithStreamError(res, this.out.pending + end.text, end.cut);
     this.out.pending = "";

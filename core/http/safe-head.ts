@@ -5,6 +5,7 @@
 // what Node refused, and the refusal is logged. The first attempt is the plain writeHead: nothing is checked on
 // the path every well-formed response takes.
 import { validateHeaderName, validateHeaderValue, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
+import { pluginsThatSetHeaders } from "../pipeline/compose.ts";
 
 export interface DroppedHead {
   status?: number;
@@ -44,8 +45,12 @@ export function writeHeadSafely(res: ServerResponse, status: number, headers: Ou
   if (!valid) dropped.status = status;
   for (const name of dropped.headers) res.removeHeader(name);
   res.writeHead(valid ? status : 500, kept);
+  // The third-party plugin that set a refused header is named (one per header; usually a single plugin).
+  const setters = by && dropped.headers.length ? pluginsThatSetHeaders(by, dropped.headers) : {};
+  const plugins = [...new Set(Object.values(setters))];
   by?.gateway?.log.error("response head refused by Node; sent without it", {
     requestId: by.requestId, headers: dropped.headers, ...(dropped.status !== undefined ? { status: dropped.status } : {}),
+    ...(plugins.length === 1 ? { plugin: plugins[0] } : plugins.length ? { plugins, setBy: setters } : {}),
   });
 }
 

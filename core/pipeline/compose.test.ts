@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { compose, streamAbandonment, whenSettled } from "./compose.ts";
+import { compose, pluginRunning, pluginThatThrew, streamAbandonment, whenSettled } from "./compose.ts";
 import { definePlugin } from "./define.ts";
 import { ABANDON_AFTER_MS } from "./abandon.ts";
 import { RequestAbort } from "../net/request-abort.ts";
@@ -194,5 +194,42 @@ describe("compose: a plugin that does not await next() or never returns", () => 
     abort.abort();
     await expect(p).rejects.toThrow("cancelled");
     expect(log).toEqual(["cleaned up"]);
+  });
+});
+
+describe("compose: which third-party plugin a fault is its", () => {
+  const inst = (name: string) => ({ name, options: undefined, state: undefined });
+  const plugin = (name: string, handle: (ctx: never, next: () => Promise<void>) => Promise<void> | void, trusted = false) =>
+    ({ def: definePlugin({ name, handle }), instance: inst(name), trusted });
+
+  it("names the plugin that threw, not the ones its error passed through, nor a step of the gateway's", async () => {
+    const passer = plugin("passer", async (_c, next) => { await next(); });
+    const thrower = plugin("thrower", async () => { throw new Error("mine"); });
+    const ctx = {} as never;
+    const err = await compose([passer, thrower], async () => {})(ctx).catch((e) => e);
+    expect(pluginThatThrew(ctx, err)).toBe("thrower");
+
+    const fromBelow = new Error("the gateway's");
+    const ctx2 = {} as never;
+    const err2 = await compose([passer, plugin("also", async (_c, next) => { await next(); })], async () => { throw fromBelow; })(ctx2).catch((e) => e);
+    expect(err2).toBe(fromBelow);
+    expect(pluginThatThrew(ctx2, err2)).toBeUndefined();
+
+    const ctx3 = {} as never;
+    const str = await compose([passer, plugin("sync", () => { throw "bare"; })], async () => {})(ctx3).catch((e) => e);
+    expect(pluginThatThrew(ctx3, str)).toBe("sync");
+  });
+
+  it("knows which plugin's code registers a callback: before next(), after it, and not a built-in step's", async () => {
+    const seen: Array<[string, string | undefined]> = [];
+    const mark = (who: string, ctx: never) => seen.push([who, pluginRunning(ctx)]);
+    const outer = plugin("outer", async (ctx, next) => { mark("outer before", ctx); await next(); mark("outer after", ctx); });
+    const builtin = plugin("builtin", async (ctx, next) => { mark("builtin before", ctx); await next(); mark("builtin after", ctx); }, true);
+    const inner = plugin("inner", async (ctx, next) => { mark("inner before", ctx); await next(); mark("inner after", ctx); });
+    await compose([outer, builtin, inner], async (ctx) => { await new Promise((r) => setTimeout(r, 5)); mark("terminal", ctx as never); })({} as never);
+    expect(seen).toEqual([
+      ["outer before", "outer"], ["builtin before", undefined], ["inner before", "inner"], ["terminal", undefined],
+      ["inner after", "inner"], ["builtin after", undefined], ["outer after", "outer"],
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import { GatewayError } from "../errors.ts";
 import { abortRequest } from "../net/request-abort.ts";
 import { gatewayCut } from "../shutdown.ts";
 import { untilAbandoned } from "./abandon.ts";
+import { invalidHeaders } from "./header-validity.ts";
 
 export interface ResolvedPlugin {
   def: PluginDefinition<any, any>;
@@ -30,6 +31,20 @@ interface Watch {
   plugins: ResolvedPlugin[]; open: Open[]; deepest: number; got?: unknown[]; wrapped?: number[];
   /** Work that waits for the whole pipeline (whenSettled). */
   settled?: Settled[];
+  /** What came up out of a third-party layer's next(): a plugin that passes it on did not throw it. */
+  passed?: unknown[];
+  /** What a third-party plugin threw (or rejected with) itself, and its layer: the log names it (pluginThatThrew). */
+  thrown?: Map<unknown, number>;
+  /** The answer (ctx.response) each third-party layer's next() left it, and the layer that last made another one. */
+  gotAnswer?: unknown[];
+  answeredBy?: number;
+  /** A response header Node would refuse, and the third-party layer that set it (-1: a step of the gateway's). */
+  badHeaders?: Map<string, number>;
+  /**
+   * The third-party layer whose code runs now (its handle's synchronous part, or its resumption once next() settled),
+   * so a callback it registers (ctx.onFinish) can be named; -1 when it is none or not known.
+   */
+  active: number;
 }
 /** How the pipeline ended: undefined when it answered, else the error it failed with. */
 export type PipelineFailure = { error: unknown } | undefined;
@@ -46,31 +61,44 @@ type Tracked = GatewayContext & { [WATCH]?: Watch };
  */
 export function compose(plugins: ResolvedPlugin[], terminal: Handler): Handler {
   let chain: Handler = terminal;
+  // Only a pipeline with a third-party plugin tracks whose code runs (Watch.active); the built-in one pays nothing.
+  const watching = !plugins.every((p) => p.trusted);
   for (let i = plugins.length - 1; i >= 0; i--) {
     const { def, instance, trusted } = plugins[i]!;
     const downstream = chain;
     const layer = i;
     chain = (ctx) => {
       let called = false;
-      if (!trusted) entered(ctx as Tracked, layer);
+      const watch = watching ? (ctx as Tracked)[WATCH] : undefined;
+      const before = watch?.active ?? -1;
+      if (watch) watch.active = trusted ? -1 : layer;
+      if (!trusted) {
+        entered(ctx as Tracked, layer);
+        if (watch) noteBadHeaders(ctx, watch, -1); // set before it ran: not its own
+      }
       try {
         const r = def.handle(ctx, () => {
           if (called) return Promise.reject(new Error(`plugin "${def.name}" called next() twice`));
           called = true;
-          return trusted ? downstream(ctx) : watched(ctx as Tracked, layer, downstream(ctx));
+          if (trusted) return downstream(ctx);
+          if (watch) noteBadHeaders(ctx, watch, layer); // set before its next(): its own
+          return watched(ctx as Tracked, layer, downstream(ctx));
         }, instance);
         if (!trusted) returned(ctx as Tracked, layer, r);
         // A synchronous handle() that returned nothing is done; a thrown error becomes a rejection, as before.
         return r === undefined ? done : (r as Promise<void>);
       } catch (err) {
+        if (!trusted && watch) threw(watch, layer, err);
         return Promise.reject(err);
+      } finally {
+        if (watch) watch.active = before;
       }
     };
   }
   const top = chain;
   if (plugins.every((p) => p.trusted)) return top;
   return (ctx) => {
-    const watch: Watch = { plugins, open: [], deepest: -1 };
+    const watch: Watch = { plugins, open: [], deepest: -1, active: -1 };
     (ctx as Tracked)[WATCH] = watch;
     const { open } = watch;
     const run = top(ctx).then(
@@ -101,14 +129,37 @@ function watched(ctx: Tracked, layer: number, below: Promise<void>): Promise<voi
   const close = () => {
     open.splice(open.indexOf(entry), 1);
     (watch.got ??= [])[layer] = streamOf(ctx);
+    (watch.gotAnswer ??= [])[layer] = ctx.response;
+    noteBadHeaders(ctx, watch, -1); // set below this plugin: not its own
+    // The plugin resumes next (its await was attached after this handler): what it registers then is its own.
+    watch.active = layer;
+    queueMicrotask(() => {
+      if (watch.active === layer) watch.active = -1;
+    });
   };
-  below.then(close, close);
+  below.then(close, (err) => {
+    close();
+    (watch.passed ??= []).push(err);
+  });
   return below;
+}
+
+/** A third-party plugin at `layer` failed with `err`: its own error, unless it came up out of its next(). */
+function threw(watch: Watch, layer: number, err: unknown): void {
+  if (watch.passed?.includes(err) || watch.thrown?.has(err)) return;
+  (watch.thrown ??= new Map()).set(err, layer);
+}
+
+/** Response headers Node would refuse that no layer was named for yet: `layer` set them. */
+function noteBadHeaders(ctx: GatewayContext, watch: Watch, layer: number): void {
+  const bad = invalidHeaders(ctx.responseHeaders);
+  if (!bad) return;
+  const seen = (watch.badHeaders ??= new Map());
+  for (const name of bad) if (!seen.has(name)) seen.set(name, layer);
 }
 
 const NONE: Settled[] = [];
 const streamOf = (ctx: GatewayContext) => (ctx.response?.kind === "stream" ? ctx.response.events : undefined);
-const ignore = () => {};
 
 /**
  * A third-party plugin's handle returned `r`: once it has settled, whether the plugin left a response stream other
@@ -120,9 +171,11 @@ function returned(ctx: Tracked, layer: number, r: void | Promise<void>): void {
   const check = () => {
     const stream = streamOf(ctx);
     if (stream !== undefined && stream !== watch.got?.[layer]) (watch.wrapped ??= []).push(layer);
+    if (ctx.response !== undefined && ctx.response !== watch.gotAnswer?.[layer]) watch.answeredBy = layer;
+    noteBadHeaders(ctx, watch, layer);
   };
   if (r === undefined) check();
-  else if (typeof (r as Promise<void>).then === "function") (r as Promise<void>).then(check, ignore);
+  else if (typeof (r as Promise<void>).then === "function") (r as Promise<void>).then(check, (err) => threw(watch, layer, err));
 }
 
 /**
@@ -204,4 +257,40 @@ function stalledStream(ctx: GatewayContext, watch: Watch): Error {
   const named = names.length === 1 ? { plugin: names[0] } : names.length ? { plugins: names } : {};
   ctx.gateway?.log.error(err.message, { requestId: ctx.requestId, ...named });
   return err;
+}
+
+/** The third-party plugin that threw `err` in its handle (not one that only passed it on); undefined: none did. */
+export function pluginThatThrew(ctx: GatewayContext, err: unknown): string | undefined {
+  const watch = (ctx as Tracked)[WATCH];
+  const layer = watch?.thrown?.get(err);
+  return layer === undefined ? undefined : watch!.plugins[layer]!.def.name;
+}
+
+/** The third-party plugin that made the request's answer (ctx.response); undefined: a step of the gateway's. */
+export function pluginThatAnswered(ctx: GatewayContext): string | undefined {
+  const watch = (ctx as Tracked)[WATCH];
+  return watch?.answeredBy === undefined ? undefined : watch.plugins[watch.answeredBy]!.def.name;
+}
+
+/** The third-party plugin whose code is running now (what it registers, such as an onFinish callback, is its own). */
+export function pluginRunning(ctx: GatewayContext): string | undefined {
+  const watch = (ctx as Tracked)[WATCH];
+  return watch && watch.active >= 0 ? watch.plugins[watch.active]!.def.name : undefined;
+}
+
+/** The third-party plugins that wrapped (or made) the response stream, outermost last. */
+export function streamWrappers(ctx: GatewayContext): string[] {
+  const watch = (ctx as Tracked)[WATCH];
+  return (watch?.wrapped ?? []).map((layer) => watch!.plugins[layer]!.def.name);
+}
+
+/** The third-party plugins that set the response headers `names` (which Node refused), by header. */
+export function pluginsThatSetHeaders(ctx: object, names: string[]): Record<string, string> {
+  const watch = (ctx as Tracked)[WATCH];
+  const setters: Record<string, string> = {};
+  for (const name of names) {
+    const layer = watch?.badHeaders?.get(name);
+    if (layer !== undefined && layer >= 0) setters[name] = watch!.plugins[layer]!.def.name;
+  }
+  return setters;
 }
