@@ -4,7 +4,7 @@
 // (octet-stream) or none is replaced by what the bytes are (image magic numbers, %PDF-); anything else — an HTML
 // page, a JSON error body served with 200 — is a 400 naming the field rather than bytes the upstream misreads.
 import { GatewayError, type ErrorCode } from "../core/errors.ts";
-import { fetchClientUrl, type UrlFetchOptions } from "../core/net/url-fetch.ts";
+import { fetchClientUrl, type FetchTarget, type UrlFetchOptions } from "../core/net/url-fetch.ts";
 import { sniffImage } from "./upstream-json.ts";
 
 export interface MediaRequest {
@@ -16,8 +16,8 @@ export interface MediaRequest {
   what: string;
   signal?: AbortSignal;
   code?: ErrorCode;
-  /** A tighter size cap than server.url_fetch.max_bytes (what is left of a per-request total). */
-  maxBytes?: number;
+  /** Counts the bytes against a wider bound as they arrive (a request's total, the process's downloads in flight). */
+  charge?: FetchTarget["charge"];
 }
 
 export interface ClientMedia {
@@ -39,8 +39,7 @@ function sniff(bytes: Uint8Array): string | undefined {
 }
 
 export async function fetchClientMedia(url: string, policy: UrlFetchOptions, m: MediaRequest): Promise<ClientMedia> {
-  const capped = m.maxBytes !== undefined && m.maxBytes < policy.maxBytes ? { ...policy, maxBytes: m.maxBytes } : policy;
-  const { bytes, contentType } = await fetchClientUrl(url, capped, { field: m.field, signal: m.signal, code: m.code, accept: m.types.join(", ") });
+  const { bytes, contentType } = await fetchClientUrl(url, policy, { field: m.field, signal: m.signal, code: m.code, accept: m.types.join(", "), charge: m.charge });
   const mimeType = contentType && !GENERIC.has(contentType) ? contentType : sniff(bytes);
   if (mimeType && allows(m.types, mimeType)) return { bytes, mimeType };
   throw new GatewayError(400, m.code ?? "INVALID_REQUEST", `${m.field} is not ${m.what} (the URL served ${contentType ?? "no content type"})`, {

@@ -20,11 +20,12 @@ beforeAll(async () => {
   gemini = await startFakeGemini();
   img = await startHttpsLoopback((req, res) => {
     if (req.url === "/login") return void res.writeHead(200, { "content-type": "text/html" }).end("<html>Sign in</html>");
+    if (req.url === "/two-mib.png") return void res.writeHead(200, { "content-type": "image/png" }).end(Buffer.concat([PNG_1x1, Buffer.alloc(2 * 1024 * 1024)]));
     res.writeHead(200, { "content-type": "image/png" }).end(PNG_1x1);
   });
   const pricing = { input: "0.0000003", output: "0.0000025" };
   gw = await startTestGateway({
-    server: { url_fetch: { allow_hosts: ["img.test"] } },
+    server: { url_fetch: { allow_hosts: ["img.test"], max_bytes_in_flight: 1024 * 1024 } },
     providers: {
       gem: { protocol: "gemini", base_url: gemini.baseUrl, api_key: FAKE_GEMINI_KEY },
       gem2: { protocol: "gemini", base_url: gemini.baseUrl, api_key: FAKE_GEMINI_KEY },
@@ -60,6 +61,20 @@ describe("image URLs downloaded for Gemini", () => {
     expect(r.status).toBe(400);
     expect(r.json.error.details).toMatchObject({ field: "messages[0].content[2].image_url.url", reason: "unsupported_media_type" });
     expect(gemini.requests).toHaveLength(0);
+  });
+
+  it("past server.url_fetch.max_bytes_in_flight (all requests' downloads at once) a download is a 429 naming the setting, not more memory", async () => {
+    gemini.requests.length = 0;
+    const r = await postJson(`${gw.baseURL}/chat/completions`, ask(["/two-mib.png"]), auth);
+    expect(r.status).toBe(429);
+    expect(r.headers.get("retry-after")).toBe("2");
+    expect(r.json.error).toMatchObject({
+      code: "RATE_LIMITED", param: "messages[0].content[1].image_url.url",
+      details: { reason: "downloads_busy", setting: "server.url_fetch.max_bytes_in_flight", max_bytes_in_flight: 1024 * 1024 },
+    });
+    expect(gemini.requests).toHaveLength(0);
+    // Small images still go through: the bound counts bytes held, and the refused request gave its back.
+    expect((await postJson(`${gw.baseURL}/chat/completions`, ask(["/a.png"]), auth)).status).toBe(200);
   });
 
   it(`more than ${MAX_URLS} URLs is a 400 before any download`, async () => {

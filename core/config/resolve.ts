@@ -34,6 +34,7 @@ import { checkMcpCwds } from "../mcp/cwd.ts";
 import { checkHeaders } from "./header-check.ts";
 import { checkBaseUrls } from "./url-check.ts";
 import { checkProviderFields } from "./provider-fields-check.ts";
+import { DEFAULT_MAX_BYTES_IN_FLIGHT } from "../net/download-pool.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -563,6 +564,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
         allowHosts: s.url_fetch?.allow_hosts ?? [],
         maxBytes: s.url_fetch?.max_bytes ?? 20 * 1024 * 1024,
         timeoutMs: s.url_fetch?.timeout_ms ?? 15_000,
+        maxBytesInFlight: s.url_fetch?.max_bytes_in_flight ?? DEFAULT_MAX_BYTES_IN_FLIGHT,
         egress: egressProxy,
       },
       egressProxy,

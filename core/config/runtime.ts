@@ -80,7 +80,7 @@ export interface ServerRuntime {
   /** /readyz answers 503 while the last reload was refused. */
   readyRequiresCurrentConfig: boolean;
   /** server.url_fetch, and the egress proxy its downloads go through (after the checks). */
-  urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number; egress?: EgressProxy };
+  urlFetch: { allowHosts: string[]; maxBytes: number; timeoutMs: number; maxBytesInFlight: number; egress?: EgressProxy };
   /** server.egress_proxy, else HTTPS_PROXY / HTTP_PROXY / NO_PROXY (core/net/egress-proxy.ts); undefined: none. */
   egressProxy?: EgressProxy;
   /** server.cors: which web pages on other origins may call the API (undefined: none, no CORS headers at all). */

@@ -297,6 +297,15 @@ describe("size and time", () => {
     expect(lying.details).toMatchObject({ reason: "too_large", max_bytes: 1024 });
   });
 
+  it("a wider budget (charge) sees every chunk as it arrives and stops the download with its own refusal", async () => {
+    let seen = 0;
+    const over = new GatewayError(400, "INVALID_REQUEST", "image_url: over the request's total");
+    const charge = (n: number) => ((seen += n) > 64 * 1024 ? over : undefined);
+    const err = await refusal(fetchClientUrl(`https://img.test:${img.port}/endless`, opts({ maxBytes: 1 << 30 }), { field: "image_url", charge }));
+    expect(err).toBe(over);
+    expect(seen).toBeLessThan(64 * 1024 + 64 * 1024); // stopped at the chunk that passed it, not at max_bytes
+  });
+
   it("a server that never answers, and a resolver that never answers, time out", async () => {
     const err = await refusal(fetchClientUrl(`https://img.test:${img.port}/hang`, opts({ timeoutMs: 200 }), { field: "image_url" }));
     expect(err.message).toBe("image_url took longer than 200 ms to download");

@@ -21,6 +21,11 @@ export interface UrlFetchPolicy {
   allowHosts: string[];
   maxBytes: number;
   timeoutMs: number;
+  /**
+   * Bytes the process's client-URL downloads may hold at once, across requests (core/net/download-pool.ts);
+   * unset: DEFAULT_MAX_BYTES_IN_FLIGHT.
+   */
+  maxBytesInFlight?: number;
   /** The egress proxy downloads go through (after the checks, to the checked address); none: direct. */
   egress?: EgressProxy;
 }
@@ -44,6 +49,11 @@ export interface FetchTarget {
   /** The endpoint's code for a bad field (the spec has BAD_REQUEST for media endpoints); INVALID_REQUEST else. */
   code?: ErrorCode;
   accept?: string;
+  /**
+   * Called with each chunk's size as it arrives, to count it against a bound wider than this download (a request's
+   * total, the process's bytes in flight): a refusal it returns stops the download at once and is what is thrown.
+   */
+  charge?: (bytes: number) => GatewayError | undefined;
 }
 
 export interface Fetched {
@@ -143,8 +153,8 @@ export async function fetchClientUrl(raw: string, policy: UrlFetchOptions, targe
       if (res.status < 200 || res.status >= 300) throw refuse("http_status", `could not be downloaded${at}: the server answered ${res.status}`, { status: res.status });
       const length = Number(first(res.headers["content-length"]));
       if (length > policy.maxBytes) throw refuse("too_large", `is larger than ${policy.maxBytes} bytes (${length})`, { max_bytes: policy.maxBytes });
-      const bytes = await readCapped(res.body, policy.maxBytes).catch((err) => {
-        throw stopped(err) ?? unreachable(err, at);
+      const bytes = await readCapped(res.body, policy.maxBytes, target.charge).catch((err) => {
+        throw err instanceof GatewayError ? err : stopped(err) ?? unreachable(err, at);
       });
       if (!bytes) throw refuse("too_large", `is larger than ${policy.maxBytes} bytes`, { max_bytes: policy.maxBytes });
       return { bytes, contentType: first(res.headers["content-type"])?.split(";")[0]?.trim().toLowerCase() || undefined, url: url.href };
@@ -214,8 +224,11 @@ async function get(url: URL, to: { address: string; family: number }, policy: Ur
   }
 }
 
-/** The body, or undefined once it grows past max (the download is stopped there). */
-async function readCapped(body: Response["body"], max: number): Promise<Uint8Array | undefined> {
+/**
+ * The body, or undefined once it grows past max (the download is stopped there); a refusal from `charge` stops it
+ * too and is thrown.
+ */
+async function readCapped(body: Response["body"], max: number, charge?: FetchTarget["charge"]): Promise<Uint8Array | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -223,6 +236,11 @@ async function readCapped(body: Response["body"], max: number): Promise<Uint8Arr
     if (size > max) {
       body.destroy();
       return undefined;
+    }
+    const refused = charge?.(chunk.length);
+    if (refused) {
+      body.destroy();
+      throw refused;
     }
     chunks.push(chunk);
   }

@@ -240,6 +240,10 @@ export interface UrlFetchConfig {
    * Time allowed for the whole download, redirects included.
    */
   timeout_ms?: number;
+  /**
+   * Bytes the media-URL downloads of all requests (images inlined for Gemini, Claude on Bedrock and Vertex, Bedrock Converse) may hold at once in one gateway process, counted as they arrive; a request's downloads count until they are all done. A download that would pass it is a 429 RATE_LIMITED naming this setting (retry after 2 s) rather than more memory. Each request is also held to 20 MiB of downloads in all.
+   */
+  max_bytes_in_flight?: number;
 }
 /**
  * The HTTP proxy the gateway's own outbound calls go through, as CONNECT tunnels: providers (every protocol, moderation, Vertex token exchange), MCP servers, downloads of client URLs (checked first, then tunnelled to the checked address) and the OTLP exporter. Unset: the environment decides (https_proxy / HTTPS_PROXY for https targets, falling back to the http proxy; http_proxy / HTTP_PROXY for http targets; no_proxy / NO_PROXY), as undici's EnvHttpProxyAgent reads them. Set, it alone decides: {} (no url) sends every call direct whatever the environment says. Changed by a reload (the OTLP exporter keeps the proxy it started with).

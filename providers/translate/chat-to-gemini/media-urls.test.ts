@@ -1,10 +1,37 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CONCURRENCY, inlineUrls, MAX_URLS, type PendingUrl } from "./media-urls.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CONCURRENCY, inlineUrls, MAX_TOTAL_BYTES, MAX_URLS, type PendingUrl } from "./media-urls.ts";
 import { DEFAULT_URL_FETCH, type Resolver, type UrlFetchOptions } from "../../../core/net/url-fetch.ts";
+import { clientDownloads } from "../../../core/net/download-pool.ts";
 import { PNG_1x1, startHttpsLoopback, TEST_CERT, type HttpsLoopback } from "../../../test/helpers/https-loopback.ts";
 
 let img: HttpsLoopback;
 let inflight = 0, maxInflight = 0, slowCut = 0;
+/** Bytes the image server put on the wire for /big and /held, summed over every download. */
+let written = 0;
+/** /held writes HELD_BYTES, then waits for this before ending. */
+let release: () => void = () => {};
+let released = Promise.resolve();
+const HELD_BYTES = 600 * 1024;
+const PNG_HEAD = Buffer.from("89504e470d0a1a0a", "hex");
+
+/** A PNG-typed body of `size` bytes, written as fast as the client reads it, stopped when the client goes away. */
+function stream(res: import("node:http").ServerResponse, size: number, end: Promise<void> | undefined) {
+  res.writeHead(200, { "content-type": "image/png" });
+  let left = size;
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  PNG_HEAD.copy(chunk);
+  const pump = () => {
+    while (left > 0 && !res.destroyed) {
+      const part = chunk.subarray(0, Math.min(left, chunk.length));
+      left -= part.length;
+      written += part.length;
+      if (!res.write(part)) return;
+    }
+    if (left === 0 && !res.destroyed) void (end ?? Promise.resolve()).then(() => res.end());
+  };
+  res.on("drain", pump);
+  pump();
+}
 // Test DNS: img.test is the loopback server, allowed by name (the guard refuses loopback addresses otherwise).
 const resolver: Resolver = async (host) => (host === "img.test" ? [{ address: "127.0.0.1", family: 4 }] : []);
 const policy = (): UrlFetchOptions => ({ ...DEFAULT_URL_FETCH, allowHosts: ["img.test"], resolver, ca: TEST_CERT });
@@ -21,6 +48,8 @@ beforeAll(async () => {
       maxInflight = Math.max(maxInflight, inflight);
       return void setTimeout(() => (inflight--, res.writeHead(200, { "content-type": "image/png" }).end(PNG_1x1)), 50);
     }
+    if (req.url!.startsWith("/big")) return stream(res, 19 * 1024 * 1024, undefined);
+    if (req.url!.startsWith("/held")) return stream(res, HELD_BYTES, released);
     if (req.url === "/slow") {
       res.on("close", () => { if (!res.writableFinished) slowCut++; });
       return void setTimeout(() => { if (!res.destroyed) res.writeHead(200, { "content-type": "image/png" }).end(PNG_1x1); }, 3000);
@@ -103,5 +132,50 @@ describe("downloads for Gemini are bounded per request", () => {
     expect(img.requests).toHaveLength(1);
     await inlineUrls(attempt(), policy(), new AbortController().signal);
     expect(img.requests).toHaveLength(2);
+  });
+});
+
+describe("the bytes downloads hold are bounded as they arrive", () => {
+  const url = (path: string) => `https://img.test:${img.port}${path}`;
+  const at = (i: number, path: string): PendingUrl => ({ ...pending(url(path)), field: `messages[0].content[${i}].image_url.url` });
+
+  it(`four 19 MiB images: the request's ${MAX_TOTAL_BYTES}-byte total is shared by the downloads running side by side, so all stop near it (not 4 x 19 MiB read)`, async () => {
+    written = 0;
+    const parts = [0, 1, 2, 3].map((i) => at(i + 1, `/big?r=${i}`));
+    await expect(inlineUrls(parts, policy(), new AbortController().signal)).rejects.toMatchObject({
+      status: 400, code: "INVALID_REQUEST",
+      message: expect.stringContaining(`may download at most ${MAX_TOTAL_BYTES} bytes in all for Gemini`),
+      details: { reason: "too_large_total", max_bytes: MAX_TOTAL_BYTES },
+    });
+    await new Promise((r) => setTimeout(r, 200)); // the server sees the connections close
+    // What socket buffers hold past the cut is a few MiB at most; before, every download ran to its end (76 MiB).
+    expect(written).toBeLessThan(MAX_TOTAL_BYTES + 8 * 1024 * 1024);
+    expect(clientDownloads.inFlight).toBe(0);
+  });
+
+  afterEach(() => release()); // a failed test leaves no download waiting
+
+  it("across requests: past server.url_fetch.max_bytes_in_flight a download is a 429 naming the setting, and what a request held is given back when it ends", async () => {
+    released = new Promise<void>((r) => (release = r));
+    const limited = (): UrlFetchOptions => ({ ...policy(), maxBytesInFlight: 1024 * 1024 });
+    // Request A holds 600 KiB while its download has not finished; request B's 600 KiB would pass 1 MiB.
+    const a = [at(1, "/held?a")];
+    const first = inlineUrls(a, limited(), new AbortController().signal);
+    for (let i = 0; i < 200 && clientDownloads.inFlight < HELD_BYTES; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(clientDownloads.inFlight).toBeGreaterThanOrEqual(HELD_BYTES);
+    await expect(inlineUrls([at(2, "/held?b")], limited(), new AbortController().signal)).rejects.toMatchObject({
+      status: 429, code: "RATE_LIMITED", retryAfter: 2,
+      message: expect.stringContaining("messages[0].content[2].image_url.url could not be downloaded now"),
+      details: { field: "messages[0].content[2].image_url.url", reason: "downloads_busy", setting: "server.url_fetch.max_bytes_in_flight" },
+    });
+    release();
+    await first;
+    expect((a[0]!.part.inlineData as { data: string }).data.length).toBeGreaterThan(HELD_BYTES);
+    expect(clientDownloads.inFlight).toBe(0);
+    // Once A is done, B's download fits again.
+    const b = [at(2, "/held?b2")];
+    await inlineUrls(b, limited(), new AbortController().signal);
+    expect(b[0]!.part.inlineData).toBeDefined();
+    expect(clientDownloads.inFlight).toBe(0);
   });
 });

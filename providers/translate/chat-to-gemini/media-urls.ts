@@ -4,7 +4,10 @@
 // bounds) and the media-type check (providers/client-media.ts: an HTML page is not an image) — and sends the bytes
 // as inlineData. A download that fails is a 400 naming the client's field.
 // Bounded per request, since each URL costs a connection and up to url_fetch.max_bytes of memory: at most MAX_URLS
-// URLs, MAX_TOTAL_BYTES downloaded in all, CONCURRENCY at a time; the first failure cancels the others. What one
+// URLs, MAX_TOTAL_BYTES downloaded in all (counted as the bytes arrive, over the downloads running side by side, so
+// the one that passes it stops them all), CONCURRENCY at a time; the first failure cancels the others. Across
+// requests, the bytes downloads hold while they run are bounded by server.url_fetch.max_bytes_in_flight
+// (core/net/download-pool.ts): past it a download is a 429 to retry shortly, not more memory. What one
 // attempt downloaded is kept for the request's retries and fallbacks (keyed by the request's signal, which every
 // attempt of one client request shares), so a URL is fetched once per client request. Claude on Bedrock and Vertex
 // fetches no URLs either, nor does Bedrock Converse: their image and document URLs are inlined here too
@@ -12,6 +15,7 @@
 import { invalidRequest } from "../../../core/errors.ts";
 import type { UrlFetchOptions } from "../../../core/net/url-fetch.ts";
 import { fetchClientMedia } from "../../client-media.ts";
+import { requestBudget } from "./download-budget.ts";
 
 /** A part sent as fileData for now, to become inlineData once its URL is downloaded. */
 export interface PendingUrl {
@@ -63,7 +67,7 @@ export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetc
   // One failure stops the downloads still running (and the client going away stops them all).
   const stop = new AbortController();
   const linked = AbortSignal.any([signal, stop.signal]);
-  let total = 0;
+  const budget = requestBudget(MAX_TOTAL_BYTES, policy, forWhom.upstream);
   const got = new Map<string, Inline>();
   const queue = pending.filter((p, i) => pending.findIndex((q) => q.url === p.url) === i);
   const worker = async () => {
@@ -71,16 +75,13 @@ export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetc
       let job = cache!.get(p.url);
       if (!job) {
         const { url, field } = p;
-        job = fetchClientMedia(url, policy, { field, signal: linked, types: forWhom.types, what: forWhom.what, maxBytes: Math.max(1, MAX_TOTAL_BYTES - total) })
+        job = fetchClientMedia(url, policy, { field, signal: linked, types: forWhom.types, what: forWhom.what, charge: budget.charge(field) })
           .then(({ bytes, mimeType }) => ({ mimeType, data: Buffer.from(bytes).toString("base64"), size: bytes.length }));
         // A failed download is not kept: a later attempt may try again (the request fails on it anyway).
         job.catch(() => cache!.delete(url));
         cache!.set(url, job);
       }
-      const one = await job;
-      total += one.size;
-      if (total > MAX_TOTAL_BYTES) throw invalidRequest(`${p.field}: the media URLs of one request may download at most ${MAX_TOTAL_BYTES} bytes in all for ${forWhom.upstream}`, p.field, { reason: "too_large_total", max_bytes: MAX_TOTAL_BYTES });
-      got.set(p.url, one);
+      got.set(p.url, await job);
     }
   };
   try {
@@ -92,6 +93,8 @@ export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetc
   } catch (e) {
     stop.abort();
     throw e;
+  } finally {
+    budget.close();
   }
   for (const { part, url, inline } of pending) {
     const { mimeType, data } = got.get(url)!;
