@@ -36,5 +36,20 @@ export function definePlugin<Options = unknown, State = undefined>(
     throw new TypeError("definePlugin: `name` must be a simple identifier");
   }
   if (typeof def.handle !== "function") throw new TypeError(`definePlugin(${def.name}): handle(ctx, next) is required`);
+  // Plain JavaScript has no types to catch these: `dependsOn: "auth"` was read letter by letter ("needs a before it").
+  const wrong = dependsOnProblem(def.dependsOn)
+    ?? (def.optionsSchema !== undefined && !isObject(def.optionsSchema) ? "optionsSchema must be a JSON Schema object" : undefined)
+    ?? (def.setup !== undefined && typeof def.setup !== "function" ? "setup must be a function" : undefined)
+    ?? (def.teardown !== undefined && typeof def.teardown !== "function" ? "teardown must be a function" : undefined);
+  if (wrong) throw new TypeError(`definePlugin(${def.name}): ${wrong}`);
   return def;
 }
+
+/** What is wrong with a plugin's `dependsOn` (given: an array of plugin names); undefined when nothing is. */
+export function dependsOnProblem(dependsOn: unknown): string | undefined {
+  if (dependsOn === undefined) return undefined;
+  if (Array.isArray(dependsOn) && dependsOn.every((n) => typeof n === "string" && n !== "")) return undefined;
+  return `dependsOn must be an array of plugin names (["auth"]), not ${JSON.stringify(dependsOn) ?? typeof dependsOn}`;
+}
+
+const isObject = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);

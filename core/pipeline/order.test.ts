@@ -20,3 +20,11 @@ describe("checkOrder", () => {
     ]);
   });
 });
+
+describe("checkOrder: a dependsOn that is not an array of names", () => {
+  it("is one problem naming the plugin and the field, not one per letter", () => {
+    const problems = checkOrder(["auth", "weird"], (n) => (n === "weird" ? "auth" : []));
+    expect(problems).toEqual([{ index: 1, message: 'plugin weird: dependsOn must be an array of plugin names (["auth"]), not "auth"' }]);
+    expect(checkOrder(["weird"], () => [1]).map((p) => p.message)).toEqual(['plugin weird: dependsOn must be an array of plugin names (["auth"]), not [1]']);
+  });
+});
