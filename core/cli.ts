@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { resolve, join } from "node:path";
 import { fork } from "node:child_process";
 import { sha256Hex } from "./keys/keys.ts";
-import { isWorker, parseWorkers, runPrimary, serveAsWorker, storeRefusal } from "./cluster.ts";
+import { carriedConfig, isWorker, joinRunningGateway, parseWorkers, runPrimary, serveAsWorker, storeRefusal } from "./cluster.ts";
 import { packageRoot } from "./package-root.ts";
 import { fallbackSigningSecret, sharedSecretWarning } from "./assets/secret.ts";
 import { stopWhenLauncherExits } from "./launcher.ts";
@@ -83,6 +83,8 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       // this same command and take the single-process path below.
       if (workers > 1 && !isWorker()) return await startPrimary(file, workers);
       if (isWorker()) fallbackSigningSecret(); // takes the primary's secret out of the environment before anything spawns
+      // A worker started in place of one that died: the running gateway's config, not the file as it is now.
+      const carried = isWorker() ? await carriedConfig() : undefined;
       let gw: Awaited<ReturnType<typeof import("./server.ts").startGateway>> | undefined;
       keepServingOnUnhandledRejection(() => gw?.gateway.log);
       const { startGateway } = await import("./server.ts");
@@ -93,6 +95,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         metricsPort,
         watch: !values["no-watch"],
         sighup: true,
+        load: carried && { texts: carried.accepted, startedWith: carried.started },
       });
       // Its own SIGHUP handler is in place now: a reload asked for while it started (./early-sighup.ts) is done.
       if (releaseSighup()) {
@@ -138,7 +141,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         stopWhenLauncherExits(process.env, (parent) => gw.gateway.log.warn("the process that started the gateway (npm) has exited; shutting down", { parent }));
       }
       if (isWorker()) {
-        // Store changed to a per-process one since the primary checked (a restarted worker reads the file anew).
+        // Store changed to a per-process one since the primary checked (a worker the primary had no config for reads the file).
         const refusal = storeRefusal(gw.gateway.config.store.kind, workers);
         if (refusal) {
           process.stderr.write(`refusing to start a worker: ${refusal}\n`);
@@ -146,6 +149,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
           return 1;
         }
         serveAsWorker(gw, begin);
+        if (carried) await joinRunningGateway(gw.gateway, carried, !values["no-watch"]);
         return -1; // the primary prints the banner once every worker listens
       }
       const secretWarning = sharedSecretWarning(gw.gateway.config);

@@ -2,7 +2,9 @@
 // them to workers round-robin). The primary serves nothing itself: it forks the workers, forwards SIGHUP to them as
 // a reload message, turns SIGTERM/SIGINT into one graceful shutdown of every worker, restarts a worker that dies
 // on its own, and gathers every worker's metrics for the one that was scraped (so /metrics counts the whole
-// cluster). Rate limits, budgets and idempotency claims must be shared between the workers, so N > 1 needs the
+// cluster). It keeps the config texts the workers started with and last accepted, so a worker that replaces one that
+// died joins the running gateway: the settings read only at start as the gateway started, everything else as the
+// others serve it (a file edited since, or refused, is then reloaded like the others did). Rate limits, budgets and idempotency claims must be shared between the workers, so N > 1 needs the
 // Redis store (the SQLite and memory stores keep rate windows, reservations and claims in one process's memory).
 import cluster, { type Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
@@ -11,6 +13,8 @@ import type { RunningGateway } from "./server.ts";
 import { newSigningSecret, WORKER_SECRET_ENV } from "./assets/secret.ts";
 import { setClusterScrape } from "./observability/cluster-scrape.ts";
 import { addReadings, wireReading, type WireReading } from "./admin/traffic-sampler.ts";
+import { sameOnDisk, type ConfigTexts } from "./config/config-texts.ts";
+import type { Gateway } from "./gateway.ts";
 
 /** `--workers` value: a positive integer, or `auto` (one per core). Throws with a message for anything else. */
 export function parseWorkers(v: string | undefined): number {
@@ -42,16 +46,32 @@ export function storeRefusal(storeKind: string, workers: number): string | undef
 /** Messages between the primary and its workers (the `mg` field keeps them apart from anything else on the channel). */
 type ToWorker =
   | { mg: "reload" } | { mg: "shutdown" } | { mg: "exit" }
+  /** What a starting worker loads: none while the cluster starts (it reads the file), else the running gateway's. */
+  | { mg: "carried"; carried?: CarriedConfig }
   /** Send your metrics (prom-client's JSON form) for gathering `id`; with `traffic`, your traffic reading instead. */
   | { mg: "metrics-part"; id: number; traffic?: true }
   /** The whole cluster's metrics, as Prometheus text, for the scrape `id` this worker asked about; with `traffic`,
    * every worker's reading (`parts`), for the console's sampler to add up. */
   | { mg: "metrics-text"; id: number; text?: string; parts?: unknown[]; error?: string };
 type ToPrimary =
-  | { mg: "listening"; url: string; port: number; metricsUrl?: string }
+  /** `texts`: the config it started on. */
+  | { mg: "listening"; url: string; port: number; metricsUrl?: string; texts?: ConfigTexts }
+  /** A starting worker asks what to load. */
+  | { mg: "carried?" }
+  /** A reload swapped in this config. */
+  | { mg: "config-accepted"; texts: ConfigTexts }
   /** A scrape reached this worker: gather every worker's metrics (with `traffic`: every worker's traffic reading). */
   | { mg: "metrics-gather"; id: number; traffic?: true }
   | { mg: "metrics-part"; id: number; metrics?: unknown[]; error?: string };
+
+/**
+ * What a worker started in place of one that died loads: the texts the workers last accepted (file and includes, as
+ * written), with the settings read only at start taken from the texts the cluster started with.
+ */
+export interface CarriedConfig {
+  started: ConfigTexts;
+  accepted: ConfigTexts;
+}
 
 /** How long the primary waits for the workers' metrics: a worker that does not answer by then is left out. */
 const GATHER_MS = 3000;
@@ -88,6 +108,9 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   let finish!: (code: number) => void;
   const done = new Promise<number>((r) => (finish = r));
   const signingSecret = newSigningSecret(); // one for every worker, restarted ones included
+  // The config the first worker listened with, and the one a worker last accepted: in memory only (./config/config-texts.ts).
+  let startedTexts: ConfigTexts | undefined;
+  let acceptedTexts: ConfigTexts | undefined;
 
   const gatherer = new MetricsGatherer(() => [...listening], log);
   const fork = () => {
@@ -96,7 +119,15 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
     w.on("message", (m: ToPrimary) => {
       if (m?.mg === "metrics-gather") return gatherer.gather(w, m.id, m.traffic === true);
       if (m?.mg === "metrics-part") return gatherer.part(w, m);
+      if (m?.mg === "config-accepted") return void (acceptedTexts = m.texts);
+      if (m?.mg === "carried?") {
+        // Only once the cluster is up: until then every worker starts from the file, and a bad one stops the start.
+        const carried = ready && startedTexts && acceptedTexts ? { started: startedTexts, accepted: acceptedTexts } : undefined;
+        return sendTo(w, { mg: "carried", carried });
+      }
       if (m?.mg !== "listening") return;
+      startedTexts ??= m.texts;
+      acceptedTexts ??= m.texts;
       listening.add(w);
       if (reloadOwed.delete(w) && w.isConnected()) {
         log.info("a reload asked for while it started: reloading this worker's config now", { worker: w.id, pid: w.process.pid });
@@ -312,6 +343,10 @@ export const isWorker = (): boolean => cluster.isWorker && process.env.MG_WORKER
 export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
   const id = String(cluster.worker!.id);
   gw.server.prependListener("request", (_req, res) => res.setHeader("x-mg-worker", id));
+  gw.gateway.onReload(() => {
+    const texts = gw.gateway.config.texts;
+    if (texts && process.connected) process.send!({ mg: "config-accepted", texts } satisfies ToPrimary, () => {});
+  });
   process.on("message", (m: ToWorker) => {
     if (m?.mg === "reload") void gw.gateway.reload(undefined, "sighup");
     else if (m?.mg === "shutdown") stop();
@@ -319,10 +354,40 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
     else if (m?.mg === "metrics-part") void sendMetricsPart(gw, m.id, m.traffic === true);
     else if (m?.mg === "metrics-text") waitingGathers.get(m.id)?.(m);
   });
-  process.send!({ mg: "listening", url: gw.url, port: gw.port, metricsUrl: gw.metricsUrl } satisfies ToPrimary);
+  process.send!({ mg: "listening", url: gw.url, port: gw.port, metricsUrl: gw.metricsUrl, texts: gw.gateway.config.texts } satisfies ToPrimary);
   // A scrape of this worker (and its console's traffic) now answers for the whole cluster. After "listening": the
   // primary asks listening workers only, and a gather this worker starts at once (the console's sampler) must count it.
   setClusterScrape(scrapeCluster, clusterReadingsOf);
+}
+
+/** How long a starting worker waits for the primary to say what to load; then it reads the file, as at the first start. */
+const CARRIED_MS = 5000;
+
+/** In a starting worker: the running gateway's config to join (undefined while the cluster starts: read the file). */
+export function carriedConfig(): Promise<CarriedConfig | undefined> {
+  return new Promise((resolve) => {
+    if (!process.connected) return resolve(undefined);
+    const timer = setTimeout(() => answered(undefined), CARRIED_MS);
+    const onMessage = (m: ToWorker) => m?.mg === "carried" && answered(m.carried);
+    function answered(carried: CarriedConfig | undefined): void {
+      clearTimeout(timer);
+      process.off("message", onMessage);
+      resolve(carried);
+    }
+    process.on("message", onMessage);
+    process.send!({ mg: "carried?" } satisfies ToPrimary, () => {});
+  });
+}
+
+/**
+ * After a worker started on `carried` listens: what the others' config changes of the settings read only at start
+ * waits for a restart here too (restart_pending, as they report it). The others reload the file on their own when it
+ * changes (`watch`): an edit since their last accepted config, refused or not reloaded yet, is read now, so this
+ * worker says of it what they said. With --no-watch it waits for the next SIGHUP, as they do.
+ */
+export async function joinRunningGateway(gateway: Gateway, carried: CarriedConfig, watch: boolean): Promise<void> {
+  await gateway.carryRestartPending(carried.accepted);
+  if (watch && !sameOnDisk(carried.accepted)) await gateway.reload(undefined, "file");
 }
 
 async function sendMetricsPart(gw: RunningGateway, id: number, traffic: boolean): Promise<void> {

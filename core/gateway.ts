@@ -1,6 +1,7 @@
 // The running gateway: the current config snapshot (with its providers and composed pipeline), metrics and logs.
 // A reload builds a new snapshot and swaps it in one assignment; requests keep the snapshot they started on.
 import type { LoadedConfig } from "./config/loaded.ts";
+import type { ConfigTexts } from "./config/config-texts.ts";
 import { resolveConfig } from "./config/resolve.ts";
 import { ConfigError, formatProblem } from "./config/source.ts";
 import { changeFields, diffConfigs, type ConfigChanges } from "./config/diff.ts";
@@ -281,6 +282,28 @@ export class Gateway implements GatewayHandle {
       }
     }
     return { ok: true, changes };
+  }
+
+  /**
+   * A cluster worker started in place of one that died, with the settings the gateway started with (core/cluster.ts):
+   * those the others' config, as `texts` has it, changes wait for a restart here too, as they report it.
+   */
+  async carryRestartPending(texts: ConfigTexts): Promise<void> {
+    const config = this.current.config;
+    let asTheOthersHaveIt: LoadedConfig;
+    try {
+      asTheOthersHaveIt = await resolveConfig(config.builtins, config.file, { env: this.env, texts });
+    } catch (err) {
+      this.log.warn("could not tell which settings wait for a restart in the other workers", { error: String((err as Error)?.message ?? err) });
+      return;
+    }
+    this.pendingRestart = restartPending(this.startedWith, asTheOthersHaveIt);
+    this.metrics.configRestartPending.set(this.pendingRestart.length ? 1 : 0);
+    if (this.pendingRestart.length) {
+      this.log.warn("started in place of a worker that died: the config changes these settings, which take effect only when the gateway restarts; until then this worker runs with the ones the gateway started with, as the others do", {
+        file: config.file, settings: this.pendingRestart,
+      });
+    }
   }
 
   /** Settings the config on disk changes that take effect only at the next restart (core/config/restart-only.ts). */

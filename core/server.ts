@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { Gateway } from "./gateway.ts";
-import { loadConfig } from "./config/load.ts";
+import { loadConfig, type LoadOptions } from "./config/load.ts";
 import { createNodeHandler } from "./app.ts";
 import type { Logger } from "./log.ts";
 import { loggerFromConfig } from "./observability/logger.ts";
@@ -43,6 +43,8 @@ export interface StartOptions {
   /** Reload on SIGHUP. */
   sighup?: boolean;
   env?: Record<string, string | undefined>;
+  /** Load the config from these texts instead of the files (a cluster worker joining a running gateway: core/cluster.ts). */
+  load?: Pick<LoadOptions, "texts" | "startedWith">;
 }
 
 export interface RunningGateway {
@@ -74,7 +76,7 @@ export class PortInUseError extends Error {
 
 export async function startGateway(opts: StartOptions): Promise<RunningGateway> {
   const notices: string[] = [];
-  const config = await loadConfig(opts.configFile, { env: opts.env, onNotice: (m) => (opts.logger ? opts.logger.info(m) : notices.push(m)) });
+  const config = await loadConfig(opts.configFile, { ...opts.load, env: opts.env, onNotice: (m) => (opts.logger ? opts.logger.info(m) : notices.push(m)) });
   const ownLog = opts.logger ? undefined : loggerFromConfig(config); // `log:` of gateway.yaml; closed (flushed) last
   const log = opts.logger ?? ownLog!;
   for (const m of notices) log.info(m);

@@ -4,6 +4,7 @@
 import type { RuntimeConfig } from "./runtime.ts";
 import type { PluginDefinition } from "../pipeline/define.ts";
 import type { Builtins } from "../contracts/builtins.ts";
+import type { ConfigTexts } from "./config-texts.ts";
 
 export interface PipelineEntry {
   name: string;
@@ -14,4 +15,6 @@ export interface PipelineEntry {
 export interface LoadedConfig extends RuntimeConfig {
   pipeline: PipelineEntry[];
   builtins: Builtins;
+  /** The texts of the files it was loaded from (gateway.yaml first, then its includes). */
+  texts?: ConfigTexts;
 }

@@ -35,6 +35,8 @@ import { checkHeaders } from "./header-check.ts";
 import { checkBaseUrls } from "./url-check.ts";
 import { checkProviderFields } from "./provider-fields-check.ts";
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from "../net/download-pool.ts";
+import { textReader, type ConfigTexts } from "./config-texts.ts";
+import { withStartedSettings } from "./restart-only.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -49,6 +51,13 @@ export interface LoadOptions {
    * which reads a production file's keys in a shell that has none of its secrets (server.signing_secret: "${...}").
    */
   allowUnset?: boolean;
+  /** The files' texts to load (by absolute path) instead of reading them: what a running gateway accepted. */
+  texts?: ConfigTexts;
+  /**
+   * The texts the gateway started with: the settings read only at start are taken from its gateway.yaml instead
+   * (a worker that replaces one that died joins the running gateway as it started; ./restart-only.ts).
+   */
+  startedWith?: ConfigTexts;
   /**
    * The providers and MCP servers the serving config has disabled, with why: a reload names only those whose state
    * changed, not every disabled one again.
@@ -72,7 +81,8 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const env = opts.env ?? process.env;
   const problems: ConfigProblem[] = [];
   const path = resolve(file);
-  const main = readYaml(path, problems);
+  const reader = textReader(opts.texts);
+  const main = readYaml(path, problems, undefined, reader.read);
   if (!main) throw new ConfigError(problems);
   // A file cut short to nothing (truncated while being rewritten) would otherwise load as a config with no projects:
   // every key refused. Nothing but whitespace and comments is never a gateway's intended config.
@@ -84,7 +94,8 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   }
   const sources = new Sources(main);
   const raw = structuredClone(main.value) as Record<string, any>;
-  const replaced = mergeIncludes(raw, sources, dirname(path), problems);
+  const replaced = mergeIncludes(raw, sources, dirname(path), problems, reader.read);
+  if (opts.startedWith) withStartedSettings(raw, startedSettings(opts.startedWith, path));
 
   const unset = new Unset(env, opts.allowUnset === true);
   interpolateTree(raw, [], env, sources, unset, problems);
@@ -126,7 +137,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   if (untranslated) opts.onNotice?.(untranslated);
   for (const m of unenforcedPolicyNotices(config, names)) opts.onNotice?.(m);
   for (const m of unusedPluginNotices(config, names)) opts.onNotice?.(m);
-  const loaded: LoadedConfig = { ...freeze(path, config, disabled, egress.proxy), pipeline, builtins };
+  const loaded: LoadedConfig = { ...freeze(path, config, disabled, egress.proxy), pipeline, builtins, texts: reader.texts };
   rememberConfigSecrets(loaded, configSecrets(config, env));
   return loaded;
 }
@@ -135,7 +146,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
  * Included models under the file's own: an own entry replaces an included one of the same id whole. Returns the
  * included entries so replaced (the catalog's `retires` in them is still worth an operator's notice).
  */
-function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, problems: ConfigProblem[]): Record<string, ModelConfig> {
+function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, problems: ConfigProblem[], read: (file: string) => string): Record<string, ModelConfig> {
   const own = (raw.models ?? {}) as Record<string, unknown>;
   for (const id of Object.keys(own)) sources.modelSource.set(id, sources.main);
   const replaced: Record<string, ModelConfig> = {};
@@ -143,7 +154,7 @@ function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, 
   const merged: Record<string, unknown> = {};
   raw.include.forEach((inc: unknown, i: number) => {
     if (typeof inc !== "string") return; // the schema reports it
-    const src = readYaml(isAbsolute(inc) ? inc : resolve(dir, inc), problems, (error) => sources.at(["include", i], `include.${i}: cannot read ${inc}: ${error}`));
+    const src = readYaml(isAbsolute(inc) ? inc : resolve(dir, inc), problems, (error) => sources.at(["include", i], `include.${i}: cannot read ${inc}: ${error}`), read);
     if (!src) return;
     const value = src.value as Record<string, unknown> | null;
     if (typeof value !== "object" || value === null) {
@@ -161,6 +172,17 @@ function mergeIncludes(raw: Record<string, any>, sources: Sources, dir: string, 
   });
   raw.models = { ...merged, ...own };
   return replaced;
+}
+
+/** The start's gateway.yaml, parsed: a gateway accepted it, so it parses (else there is no start to join: thrown). */
+function startedSettings(started: ConfigTexts, file: string): Record<string, unknown> {
+  const problems: ConfigProblem[] = [];
+  const text = started[file];
+  const src = text === undefined ? undefined : readYaml(file, problems, undefined, () => text);
+  if (!src || typeof src.value !== "object") {
+    throw new ConfigError([{ file, line: 1, column: 1, message: `the settings the gateway started with could not be read from its copy of this file${problems.length ? `: ${problems[0]!.message}` : ""}` }]);
+  }
+  return src.value as Record<string, unknown>;
 }
 
 const pathKey = (path: readonly (string | number)[]) => path.map(String).join("\u0000");

@@ -28,3 +28,39 @@ const AT_START: Array<[string, (c: RuntimeConfig) => unknown]> = [
 export function restartPending(started: RuntimeConfig, next: RuntimeConfig): string[] {
   return AT_START.filter(([, at]) => JSON.stringify(at(started)) !== JSON.stringify(at(next))).map(([name]) => name);
 }
+
+/**
+ * `raw` (a gateway.yaml as parsed, `${VARS}` not yet resolved) with every setting read only at start set as `started`
+ * has it (removed where `started` leaves it out). A worker that replaces one that died joins a gateway already
+ * running: it must listen, keep its ledger and log where the others do, whatever the file says now. The setting names
+ * above are their paths in gateway.yaml.
+ */
+export function withStartedSettings(raw: Record<string, unknown>, started: Record<string, unknown>): void {
+  for (const [name] of AT_START) {
+    const path = name.split(".");
+    const value = valueAt(started, path);
+    const parent = objectAt(raw, path.slice(0, -1), value !== undefined);
+    if (!parent) continue;
+    if (value === undefined) delete parent[path.at(-1)!];
+    else parent[path.at(-1)!] = structuredClone(value);
+  }
+  // No store at the start (the memory store): the file's later store section, its kind gone, is dropped whole.
+  const store = raw.store as Record<string, unknown> | undefined;
+  if (store && typeof store === "object" && store.kind === undefined) delete raw.store;
+}
+
+function valueAt(o: unknown, path: string[]): unknown {
+  for (const k of path) o = o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined;
+  return o;
+}
+
+/** The mapping at `path` in `o`; `create`: made where missing (else undefined). */
+function objectAt(o: Record<string, unknown>, path: string[], create: boolean): Record<string, unknown> | undefined {
+  for (const k of path) {
+    const next = o[k];
+    if (next && typeof next === "object" && !Array.isArray(next)) o = next as Record<string, unknown>;
+    else if (create) o = o[k] = {};
+    else return undefined;
+  }
+  return o;
+}

@@ -31,12 +31,13 @@ export interface YamlSource {
 
 /**
  * The file parsed, or undefined with its problems added. `cannotRead`: where a file that cannot be read is reported
- * (an included file: at its entry under include:, in the file that names it).
+ * (an included file: at its entry under include:, in the file that names it). `read`: where its text comes from
+ * (the disk, unless a loader was given the texts to use: ./config-texts.ts).
  */
-export function readYaml(file: string, problems: ConfigProblem[], cannotRead?: (error: string) => ConfigProblem): YamlSource | undefined {
+export function readYaml(file: string, problems: ConfigProblem[], cannotRead?: (error: string) => ConfigProblem, read = (f: string) => readFileSync(f, "utf8")): YamlSource | undefined {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = read(file);
   } catch (err) {
     const error = (err as Error).message;
     problems.push(cannotRead?.(error) ?? { file, line: 1, column: 1, message: `cannot read config file: ${error}` });

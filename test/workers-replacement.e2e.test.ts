@@ -1,0 +1,176 @@
+// `start --workers 2` watching its gateway.yaml, on a real redis-server: a worker that dies (kill -9, as an OOM kill)
+// is replaced by one that joins the running gateway. An edit of a setting read only at start (store.prefix here)
+// waits for a restart in the new worker as in the others: its spend and ledger go to the same store, so a budget
+// holds. An edit the workers refused does not stop the replacement from starting: it serves what the others serve
+// and logs the same refusal. Every worker's line names the worker and its pid.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import YAML from "yaml";
+import { ulid } from "ulid";
+import { Redis } from "ioredis";
+import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
+import { startRedis, type TestRedis } from "./helpers/redis.ts";
+import { freePort } from "./helpers/ports.ts";
+import { auth, chat, policyConfig } from "./helpers/policy-config.ts";
+import { sha256Hex } from "../core/keys/keys.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ADMIN = "mg_admin_read_key_for_replacement_01";
+
+interface Reply { status: number; worker: string | undefined; text: string }
+
+/** One request on its own connection, so the cluster may hand it to either worker. */
+function send(port: number, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = request({
+      host: "127.0.0.1", port, path, method: data ? "POST" : "GET", agent: false,
+      headers: { connection: "close", ...(data ? { "content-type": "application/json" } : {}), ...headers },
+    }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode!, worker: res.headers["x-mg-worker"] as string | undefined, text }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
+  for (const end = Date.now() + ms; Date.now() < end;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The JSON log lines (workers' and primary's) on the cluster's stderr with this msg. */
+const linesOf = (err: string, msg: string | RegExp) => err.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))
+  .filter((l) => (typeof msg === "string" ? l.msg === msg : msg.test(l.msg)));
+
+describe("start --workers 2: a worker started in place of one that died joins the running gateway", () => {
+  let redis: TestRedis;
+  let fake: FakeOpenAI;
+  let proc: ChildProcess;
+  let port: number;
+  let err = "";
+  let file: string;
+  let config: any;
+  const prefix = `mgr-${ulid()}:`;
+  const editedPrefix = `mgr-edited-${ulid()}:`;
+  /** The workers' pids as the banner lists them, and worker id -> pid once their lines have named them. */
+  let started: number[];
+  const pids = new Map<number, number>();
+
+  /** Requests until worker `id` answers one; its answer. */
+  const fromWorker = (id: number, path: string, body?: unknown, headers?: Record<string, string>) =>
+    until(`worker ${id} to answer ${path}`, async () => {
+      const r = await send(port, path, body, headers);
+      return r.worker === String(id) ? r : undefined;
+    });
+
+  /** kill -9 worker `id`; the id and pid of the one the primary starts in its place, once it listens. */
+  async function replace(id: number): Promise<number> {
+    const before = linesOf(err, "worker listening").length;
+    process.kill(pids.get(id)!, "SIGKILL");
+    const line = await until("a replacement worker to listen", () => linesOf(err, "worker listening")[before]);
+    pids.set(line.worker, line.pid);
+    return line.worker;
+  }
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    fake = await startFakeOpenAI();
+    file = join(mkdtempSync(join(tmpdir(), "mg-replace-")), "gateway.yaml");
+    config = policyConfig(fake.baseUrl, { store: { kind: "redis", url: redis.url, prefix }, acme: { budget: { usd: "5", period: "total" } } });
+    config.admin_keys = [{ id: "viewer", sha256: sha256Hex(ADMIN), scope: "read" }];
+    writeFileSync(file, YAML.stringify(config));
+    port = await freePort();
+    // Watching the file (no --no-watch): the workers reload an edit on their own, as an operator's would.
+    proc = spawn(process.execPath, ["bin/model-gateway.mjs", "start", "--config", file, "--port", String(port), "--host", "127.0.0.1", "--metrics-port", "0", "--workers", "2"], {
+      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    proc.stdout!.on("data", (d) => (out += d));
+    proc.stderr!.on("data", (d) => (err += d));
+    const listed = await until("the cluster to listen", () => out.match(/pids ([\d ]+)\)/)?.[1], 60_000);
+    started = listed.trim().split(" ").map(Number);
+  }, 90_000);
+
+  afterAll(async () => {
+    if (proc && proc.exitCode === null) {
+      proc.kill("SIGTERM");
+      await new Promise((r) => proc.once("exit", r));
+    }
+    await fake?.close();
+    await redis?.stop();
+  });
+
+  it("an edited store waits for the restart in the new worker too: its spend lands in the store the others use", async () => {
+    expect((await fromWorker(1, "/api/v1/chat/completions", chat(), auth())).status).toBe(200);
+    config.store.prefix = editedPrefix; // read only at start
+    config.models["openai/gpt-4o-new"] = { ...config.models["openai/gpt-4o"] }; // applied by a reload
+    writeFileSync(file, YAML.stringify(config));
+    const waits = await until("both workers to say the store waits for a restart", () => {
+      const l = linesOf(err, /take effect only when the gateway restarts/);
+      return l.length >= 2 ? l : undefined;
+    });
+    // Each worker's line says which worker and process wrote it.
+    expect(waits.map((l) => l.settings)).toEqual([["store.prefix"], ["store.prefix"]]);
+    expect(waits.map((l) => l.worker).sort()).toEqual([1, 2]);
+    expect(waits.map((l) => l.pid).sort()).toEqual([...started].sort());
+    for (const l of waits) pids.set(l.worker, l.pid);
+
+    const fresh = await replace(1);
+    const r = await fromWorker(fresh, "/api/v1/chat/completions", chat("openai/gpt-4o-new"), auth());
+    expect(r.status, r.text).toBe(200); // the reloaded part of the config: as the others serve it
+    const access = await until("the new worker's request line", () => linesOf(err, "request").find((l) => l.worker === fresh));
+    expect(access.pid).toBe(pids.get(fresh));
+    const view = JSON.parse((await fromWorker(fresh, "/admin/v1/config", undefined, { authorization: `Bearer ${ADMIN}` })).text);
+    expect(view.config.restart_pending).toEqual(["store.prefix"]);
+    const redisClient = new Redis(redis.url);
+    try {
+      expect(await redisClient.keys(`${editedPrefix}*`)).toEqual([]); // no second store
+      expect((await redisClient.keys(`${prefix}*`)).length).toBeGreaterThan(0);
+    } finally {
+      redisClient.disconnect();
+    }
+    const budgets = JSON.parse((await fromWorker(fresh, "/admin/v1/budgets", undefined, { authorization: `Bearer ${ADMIN}` })).text);
+    const other = JSON.parse((await fromWorker(2, "/admin/v1/budgets", undefined, { authorization: `Bearer ${ADMIN}` })).text);
+    expect(budgets.projects).toEqual(other.projects); // one ledger: both workers see the same spend
+    expect(budgets.projects[0].spent_usd).not.toBe("0");
+  }, 90_000);
+
+  it("while the file holds a refused edit, a worker that dies is replaced on the config the others serve, which logs the same refusal", async () => {
+    config.projects.acme.budjet = config.projects.acme.budget;
+    delete config.projects.acme.budget;
+    writeFileSync(file, YAML.stringify(config));
+    const live = [...pids.keys()].filter((id) => id !== 1);
+    await until("both workers to refuse the edit", () => {
+      const refused = linesOf(err, "config reload refused; still serving the previous config").filter((l) => live.includes(l.worker));
+      return new Set(refused.map((l) => l.worker)).size === 2 ? true : undefined;
+    });
+
+    const fresh = await replace(2);
+    expect(err).not.toContain("refusing to start");
+    expect(linesOf(err, "worker died; starting a new one")).toHaveLength(2); // one per kill: no restart loop
+    const r = await fromWorker(fresh, "/api/v1/chat/completions", chat("openai/gpt-4o-new"), auth());
+    expect(r.status, r.text).toBe(200);
+    const refused = await until("the new worker to log the refusal", () =>
+      linesOf(err, "config reload refused; still serving the previous config").find((l) => l.worker === fresh));
+    expect(refused.pid).toBe(pids.get(fresh));
+    expect(refused.problems.join("\n")).toContain('unknown field "budjet"');
+    const ready = JSON.parse((await fromWorker(fresh, "/readyz")).text);
+    expect(ready.checks.config).toEqual({ status: "reload_refused", problems: 1 });
+    const view = JSON.parse((await fromWorker(fresh, "/admin/v1/config", undefined, { authorization: `Bearer ${ADMIN}` })).text);
+    expect(view.config.restart_pending).toEqual(["store.prefix"]);
+  }, 90_000);
+});
