@@ -28,6 +28,15 @@ export function tagAnthropicAnswer(ctx: GatewayContext): void {
   ctx.responseHeaders["request-id"] = ctx.requestId;
 }
 
+/**
+ * Whether a model is in the Anthropic-shaped catalog: Anthropic's Models API lists what its Messages API serves, so
+ * language models only (an embedding or rerank model, which /v1/messages refuses, cannot be told apart in that shape).
+ * The list, its cursors and retrieve all go by it, so an id one of them leaves out the others do too.
+ */
+export function anthropicListed(m: ModelRuntime): boolean {
+  return m.type === "language";
+}
+
 /** One model as Anthropic's ModelInfo (RFC 3339 created_at from the catalog's Unix seconds). */
 export function anthropicModel(m: ModelRuntime) {
   // The same values as the catalog's own entry; a limit it does not know (0 there) is null, as Anthropic has it.
@@ -47,15 +56,24 @@ function queryOf(path: string): URLSearchParams {
   return new URLSearchParams(q === -1 ? "" : path.slice(q + 1));
 }
 
-/** The index of a cursor's model in the list: a cursor naming no model is the client's mistake, said as such. */
-function cursorAt(all: ModelRuntime[], id: string, field: string): number {
-  const at = all.findIndex((m) => m.id === id);
-  if (at === -1) throw invalidRequest(`${field}: no model "${id}" in the catalog (GET /api/v1/models lists it)`, field);
-  return at;
+/**
+ * The index of a cursor's model in the listed models: a cursor naming no listed model is the client's mistake, said
+ * as such; one naming a catalog model this list leaves out says why, rather than that the catalog lacks it.
+ */
+function cursorAt(listed: ModelRuntime[], catalog: ModelRuntime[], id: string, field: string): number {
+  const at = listed.findIndex((m) => m.id === id);
+  if (at !== -1) return at;
+  const left = catalog.find((m) => m.id === id);
+  if (left) throw invalidRequest(`${field}: "${id}" is not a language model: the Anthropic-shaped list (anthropic-version sent) leaves it out, so it cannot be a cursor there`, field);
+  throw invalidRequest(`${field}: no model "${id}" in the catalog (GET /api/v1/models lists the catalog)`, field);
 }
 
-/** One page of the catalog: after after_id (or from the start), or the `limit` models just before before_id. */
-export function anthropicModelPage(ctx: GatewayContext, all: ModelRuntime[]) {
+/**
+ * One page of the listed models of `catalog`: after after_id (or from the start), or the `limit` models just before
+ * before_id.
+ */
+export function anthropicModelPage(ctx: GatewayContext, catalog: ModelRuntime[]) {
+  const all = catalog.filter(anthropicListed);
   const q = queryOf(ctx.path);
   const rawLimit = q.get("limit");
   const limit = rawLimit === null || rawLimit === "" ? DEFAULT_LIMIT : Number(rawLimit);
@@ -67,11 +85,11 @@ export function anthropicModelPage(ctx: GatewayContext, all: ModelRuntime[]) {
   let end: number;
   let hasMore: boolean;
   if (before !== undefined) {
-    end = cursorAt(all, before, "before_id");
+    end = cursorAt(all, catalog, before, "before_id");
     start = Math.max(0, end - limit);
     hasMore = start > 0;
   } else {
-    start = after !== undefined ? cursorAt(all, after, "after_id") + 1 : 0;
+    start = after !== undefined ? cursorAt(all, catalog, after, "after_id") + 1 : 0;
     end = Math.min(all.length, start + limit);
     hasMore = end < all.length;
   }

@@ -10,7 +10,7 @@ import { fullyRetired, liveEndpoints, retiredEndpoint, retiredModelError } from 
 import { statsOf } from "../stats/index.ts";
 import { healthOf } from "../health/index.ts";
 import { endpointEntry, modelDetail, modelEntry, architecture } from "./models-view.ts";
-import { anthropicModel, anthropicModelPage, tagAnthropicAnswer, wantsAnthropicShape } from "./models-anthropic.ts";
+import { anthropicListed, anthropicModel, anthropicModelPage, tagAnthropicAnswer, wantsAnthropicShape } from "./models-anthropic.ts";
 
 /** What a catalog path names: a model id, and whether its endpoints were asked for. */
 interface Named { id: string; endpoints: boolean }
@@ -56,9 +56,8 @@ async function listModels(ctx: GatewayContext): Promise<void> {
     ctx.response = { kind: "json", status: 200, body: { object: "list", data: all.map(modelEntry) } };
     return;
   }
-  // Anthropic's Models API lists what its Messages API serves: language models only (the embedding and rerank
-  // models, which /v1/messages refuses, cannot be told apart in that shape).
-  ctx.response = { kind: "json", status: 200, body: anthropicModelPage(ctx, all.filter((m) => m.type === "language")) };
+  // Language models only: anthropicListed.
+  ctx.response = { kind: "json", status: 200, body: anthropicModelPage(ctx, all) };
   tagAnthropicAnswer(ctx);
 }
 
@@ -67,6 +66,11 @@ async function getModel(ctx: GatewayContext, id: string): Promise<void> {
   if (!wantsAnthropicShape(ctx)) {
     ctx.response = { kind: "json", status: 200, body: modelDetail(m) };
     return;
+  }
+  // What the Anthropic-shaped list leaves out is not there to retrieve either: Anthropic's 404 for a model it does not
+  // serve, as the Gemini-shaped catalog does for what it leaves out.
+  if (!anthropicListed(m)) {
+    throw new GatewayError(404, "MODEL_NOT_FOUND", `Model "${id}" is not a language model: the Anthropic-shaped catalog (anthropic-version sent) lists language models only; without anthropic-version GET /api/v1/models/{id} describes it`, { details: { model: id } });
   }
   ctx.response = { kind: "json", status: 200, body: anthropicModel(m) };
   tagAnthropicAnswer(ctx);
