@@ -3,6 +3,7 @@
 // first such import: it registers tsx's loader (and points `model-gateway/plugin` at the bundle's own copy). Late, so
 // the bundle itself is never transformed and a gateway without third-party plugins carries no loader thread.
 import { moduleTypeHint } from "./plugin-module-type.ts";
+import { pluginSyntaxError } from "./plugin-syntax.ts";
 
 let prepare: (() => Promise<void>) | undefined;
 let prepared: Promise<void> | undefined;
@@ -18,6 +19,9 @@ export async function importPluginModule(url: string): Promise<Record<string, an
   try {
     return await import(url);
   } catch (err) {
+    // A compiled plugin that does not parse: Node's own reason and place, not the loader's scanner's (./plugin-syntax.ts).
+    const syntax = pluginSyntaxError(url, err);
+    if (syntax !== undefined) throw new Error(syntax, { cause: err });
     // A TypeScript plugin loaded as the wrong module type: Node's message names the symptom (a cycle, an unexpected
     // ':', require not defined); the hint says what the author can change.
     const hint = moduleTypeHint(url, err);

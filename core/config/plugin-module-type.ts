@@ -11,7 +11,7 @@ const TYPESCRIPT = /\.(?:[cm]?ts|tsx)$/;
 const COMMONJS_NAME = /^(?:require|module|exports|__dirname|__filename) is not defined/;
 
 /** The nearest package.json above `dir` and the "type" it names; undefined when there is none. */
-function nearestPackage(dir: string): { path: string; type: unknown } | undefined {
+export function nearestPackage(dir: string): { path: string; type: unknown } | undefined {
   for (;;) {
     const path = join(dir, "package.json");
     try {

@@ -1,0 +1,61 @@
+// A compiled JavaScript plugin with a syntax error (the shape docs/plugins.md recommends publishing): `check` (the real
+// bin, whose tsx loader scans plugins first) says Node's own reason and where, as a .ts plugin's error does. Before:
+// "Parse error <file>:1:1" for .mjs and for a package's .js, and "Cannot require() ES Module ... in a cycle" for a .js
+// with no package.json: no reason, no line.
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const BIN = resolve("bin/model-gateway.mjs");
+const BROKEN = `import { definePlugin } from "model-gateway/plugin";\n\nexport default definePlugin({ name: "x", async handle(ctx, next) { await next( } });\n`;
+const COLUMN = BROKEN.split("\n")[2]!.indexOf("}") + 1;
+
+/** `check` of a gateway.yaml loading plugin x from `module`, with `files` written under a fresh folder. */
+function check(module: string, files: Record<string, string>) {
+  const dir = mkdtempSync(join(tmpdir(), "mg-plugin-syntax-"));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, ".."), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  const config = join(dir, "gateway.yaml");
+  writeFileSync(config, `store: { kind: memory }\nplugins:\n  x: { module: ${module} }\npipeline: [auth, x, router]\n`);
+  const r = spawnSync(process.execPath, [BIN, "check", config], { encoding: "utf8", env: { ...process.env, LOG_LEVEL: "silent" }, timeout: 60_000 });
+  return { status: r.status, out: r.stdout + r.stderr, dir };
+}
+
+describe("a compiled plugin that does not parse", () => {
+  it(".mjs by path: Node's reason at its line and column", () => {
+    const r = check("./syntax.mjs", { "syntax.mjs": BROKEN });
+    expect(r.status).toBe(1);
+    expect(r.out).toContain(`cannot load plugin "x" from ./syntax.mjs: ${join(r.dir, "syntax.mjs")}:3:${COLUMN}: SyntaxError: Unexpected token '}'`);
+  });
+
+  it(".js with no package.json above it: the same, not a require cycle", () => {
+    const r = check("./syntax.js", { "syntax.js": BROKEN });
+    expect(r.status).toBe(1);
+    expect(r.out).toContain(`${join(r.dir, "syntax.js")}:3:${COLUMN}: SyntaxError: Unexpected token '}'`);
+    expect(r.out).not.toContain("cycle");
+  });
+
+  it("an installed package's dist/index.js (\"type\": \"module\"), loaded by name", () => {
+    const r = check("brokenpkg", {
+      "node_modules/brokenpkg/package.json": JSON.stringify({ name: "brokenpkg", type: "module", exports: { ".": { import: "./dist/index.js" } } }),
+      "node_modules/brokenpkg/dist/index.js": BROKEN,
+    });
+    expect(r.status).toBe(1);
+    expect(r.out).toContain(`${join(r.dir, "node_modules/brokenpkg/dist/index.js")}:3:${COLUMN}: SyntaxError: Unexpected token '}'`);
+  });
+
+  it("a .js ES module that parses, with no package.json: says to name it .mjs or type its package, not a require cycle", () => {
+    const esm = `export default { name: "x", async handle(ctx, next) { await next(); } };\n`;
+    const r = check("./ok.js", { "ok.js": esm });
+    expect(r.status).toBe(1);
+    expect(r.out).toContain(`${join(r.dir, "ok.js")} is an ES module (import/export) with no package.json "type" above it, so it was loaded as CommonJS: name it .mjs, or add a package.json with "type": "module" beside it`);
+    // The ways out load; so does CommonJS as before.
+    expect(check("./ok.mjs", { "ok.mjs": esm })).toMatchObject({ status: 0 });
+    expect(check("./ok.js", { "ok.js": esm, "package.json": `{ "type": "module" }` })).toMatchObject({ status: 0 });
+    expect(check("./ok.cjs", { "ok.cjs": `module.exports = { name: "x", async handle(ctx, next) { await next(); } };\n` })).toMatchObject({ status: 0 });
+  });
+});
