@@ -35,6 +35,8 @@ async function load(root: string, label: string): Promise<Tree> {
   const { MemoryResponseStore } = await at("core/store/responses-memory.ts");
   // This tree serialises the input in the endpoint (core/endpoints/responses-state.ts); an older one in the store.
   const slices = existsSync(resolve(root, "core/store/responses-slices.ts")) ? await at("core/store/responses-slices.ts") : undefined;
+  // This tree looks records up by project and kind of key (core/responses/owner.ts); an older one by project.
+  const owner = existsSync(resolve(root, "core/responses/owner.ts")) ? { project: "acme", sandbox: false } : "acme";
   const db = new Database(join(mkdtempSync(join(tmpdir(), "mg-bench-resp-")), "g.db"));
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
@@ -48,7 +50,7 @@ async function load(root: string, label: string): Promise<Tree> {
       const store = stores[kind];
       // The memory store drops its oldest records past 50 000: the previous response is put again before that.
       if (++n % 40_000 === 0) await store.put(previousRecord(Date.now()));
-      const conv = await buildConversation(store, "acme", body, Date.now());
+      const conv = await buildConversation(store, owner, body, Date.now());
       const inputBytes = await checkConversationSize(conv, true, 32 * 1024 * 1024);
       const id = `resp_${label}_${kind}_${n}`;
       const at = Date.now();
@@ -59,7 +61,7 @@ async function load(root: string, label: string): Promise<Tree> {
       });
       return id;
     },
-    read: (kind, id) => stores[kind].get("acme", id, Date.now()),
+    read: (kind, id) => stores[kind].get(owner, id, Date.now()),
   };
 }
 

@@ -11,6 +11,9 @@ import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers
 import { weatherTools } from "./helpers/responses-fixtures.ts";
 import { openAIShapeChecker } from "./helpers/openai-spec.ts";
 
+/** A live key's view of a project's stored responses. */
+const live = (project: string) => ({ project, sandbox: false });
+
 const LIVE = testKey("resp-state-native");
 let native: FakeOpenAIWithResponses;
 let chat: FakeOpenAI;
@@ -76,7 +79,7 @@ describe("previous_response_id across native and translated attempts", () => {
     expect(b3.messages[3].content).toBe(t2.output_text);
     expect(JSON.stringify(b3.messages[4])).toContain("And tomorrow?");
     expect(t3.previous_response_id).toBe(t2.id);
-    const stored = async (id: string) => (await gw.gateway.store.responses.get("acme", id, Date.now()))!;
+    const stored = async (id: string) => (await gw.gateway.store.responses.get(live("acme"), id, Date.now()))!;
     expect(await stored(t2.id)).toMatchObject({ provider: "native", native: true, previousResponseId: t1.id });
     expect(await stored(t3.id)).toMatchObject({ provider: "chat", native: false, previousResponseId: t2.id });
 
@@ -119,7 +122,7 @@ describe("previous_response_id across native and translated attempts", () => {
     const a1 = await client.responses.create({ model: "anthropic/claude-sonnet-4", input: "Hi", reasoning: { effort: "low" }, max_output_tokens: 4000 });
     expect(a1.output.map((o) => o.type)).toEqual(["reasoning", "message"]);
     // Stored with its signed thinking (hidden from the client without include): an Anthropic turn would replay it.
-    const rec = await gw.gateway.store.responses.get("acme", a1.id, Date.now());
+    const rec = await gw.gateway.store.responses.get(live("acme"), a1.id, Date.now());
     expect(String((rec!.fullOutput![0] as any).encrypted_content)).toMatch(/^mgr1\./);
     const n1 = await create({ previous_response_id: a1.id, input: "More", tools: undefined });
     const body = native.requests.at(-1)!.body;

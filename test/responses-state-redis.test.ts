@@ -62,7 +62,8 @@ describe("stored responses on Redis", () => {
     const ttl = await r.pttl(key);
     expect(ttl).toBeGreaterThan(86_400_000);
     expect(ttl).toBeLessThanOrEqual(2 * 86_400_000);
-    const itemKey = `${prefix}respitem:acme:${resp.output[0]!.id}`;
+    // A sandbox key's items have keys of their own (a live key's are respitem:acme:…).
+    const itemKey = `${prefix}respitem-sandbox:acme:${resp.output[0]!.id}`;
     expect(await r.pttl(itemKey)).toBeGreaterThan(86_400_000);
     const rival = new OpenAI({ apiKey: OTHER, baseURL: b.baseURL, maxRetries: 0 });
     await expect(rival.responses.retrieve(resp.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);

@@ -8,6 +8,7 @@
 import { validateResponses } from "../generated/validators.js";
 import { dispatch } from "../dispatch.ts";
 import { buildConversation } from "../responses/conversation.ts";
+import { responseOwner } from "../responses/owner.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 
@@ -38,7 +39,7 @@ const countOn: NonNullable<GatewayContext["invoke"]> = (ctx, driver, _op, target
 };
 
 async function terminal(ctx: GatewayContext): Promise<void> {
-  const conv = await buildConversation(ctx.gateway.store.responses, ctx.auth?.projectId ?? "", inputOf(ctx.body), Date.now());
+  const conv = await buildConversation(ctx.gateway.store.responses, responseOwner(ctx), inputOf(ctx.body), Date.now());
   ctx.body = conv.rebuilt;
   ctx.invoke = countOn;
   await dispatch(ctx, "countTokens");

@@ -5,6 +5,9 @@ import { MemoryResponseStore } from "../store/responses-memory.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
 import type { ProviderDriver, Target } from "../contracts/provider.ts";
 
+/** A live key's view of a project's stored responses. */
+const live = (project: string) => ({ project, sandbox: false });
+
 const ok = async () => ({ kind: "json" as const, body: {} });
 const nativeDriver = { name: "nat", protocol: "openai", chat: ok, responses: ok } as unknown as ProviderDriver;
 const chatDriver = { name: "cc", protocol: "openai", chat: ok } as unknown as ProviderDriver;
@@ -50,7 +53,7 @@ describe("serveWithState per attempt", () => {
     expect(seen[1].previous_response_id).toBeUndefined();
     expect(seen[1].input.map((i: any) => i.type)).toEqual(["message", "reasoning", "message", "message"]);
     expect(ctx.response.body.previous_response_id).toBe("resp_prev");
-    const rec = await store.get("acme", "resp_new", Date.now());
+    const rec = await store.get(live("acme"), "resp_new", Date.now());
     expect(rec).toMatchObject({ provider: "cc", native: false, previousResponseId: "resp_prev" });
     expect(rec!.input.map((i) => i.id)).toEqual(["msg_1", "rs_1", "msg_2", expect.stringMatching(/^msg_/)]);
   });
@@ -61,16 +64,16 @@ describe("serveWithState per attempt", () => {
     const { seen } = await run(store, { model: "m", previous_response_id: "resp_prev", input: "Again" }, [[nativeDriver, target("nat", true)]]);
     expect(seen[0].previous_response_id).toBeUndefined();
     expect(seen[0].input.map((i: any) => i.type)).toEqual(["message", "message", "message"]);
-    expect((await store.get("acme", "resp_new", Date.now()))!.native).toBe(true);
+    expect((await store.get(live("acme"), "resp_new", Date.now()))!.native).toBe(true);
   });
 
   it("store: false saves nothing; expiry is the configured retention", async () => {
     const store = new MemoryResponseStore();
     await run(store, { model: "m", input: "x", store: false }, [[chatDriver, target("cc", false)]]);
-    expect(await store.get("acme", "resp_new", Date.now())).toBeUndefined();
+    expect(await store.get(live("acme"), "resp_new", Date.now())).toBeUndefined();
     const before = Date.now();
     await run(store, { model: "m", input: "x" }, [[chatDriver, target("cc", false)]]);
-    const rec = (await store.get("acme", "resp_new", Date.now()))!;
+    const rec = (await store.get(live("acme"), "resp_new", Date.now()))!;
     expect(rec.expiresAt - rec.createdAt).toBe(86_400_000);
     expect(rec.createdAt).toBeGreaterThanOrEqual(before);
   });

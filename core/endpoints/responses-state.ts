@@ -1,12 +1,14 @@
 // Stored Responses API state around POST /api/v1/responses, and the routes that read it: GET and DELETE
 // /api/v1/responses/{id} (GET ?stream=true replays it as events), GET /api/v1/responses/{id}/input_items. Records live in gateway.store.responses, per
-// project (another project's id is a 404 like an unknown one), until store.responses_retention_days have passed.
+// project and kind of key (another project's id, or a live key's to a sandbox key and the other way round, is a 404
+// like an unknown one; core/responses/owner.ts), until store.responses_retention_days have passed.
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 import { GatewayError, invalidRequest } from "../errors.ts";
 import { upstreamProtocolOf } from "../contracts/translator.ts";
 import type { ProviderResult } from "../contracts/provider.ts";
 import { buildConversation } from "../responses/conversation.ts";
+import { responseOwner } from "../responses/owner.ts";
 import { gatewayRunsMcp } from "../responses/mcp-loop.ts";
 import { checkConversationSize, DEFAULT_MAX_CONVERSATION_BYTES } from "../responses/conversation-limit.ts";
 import { deleteAtUpstream, deleteUpstreamCopy, madeWithProjectKey } from "../responses/upstream-delete.ts";
@@ -79,8 +81,9 @@ function upstreamLostItem(e: unknown): boolean {
  */
 export async function serveWithState(ctx: GatewayContext, dispatch: () => Promise<void>): Promise<void> {
   const store = ctx.gateway.store.responses;
-  const project = ctx.auth?.projectId ?? "";
-  const conv = await buildConversation(store, project, ctx.body, Date.now());
+  const owner = responseOwner(ctx);
+  const project = owner.project;
+  const conv = await buildConversation(store, owner, ctx.body, Date.now());
   const previous = conv.previous;
   const keep = conv.passthrough.store !== false;
   const inputBytes = await checkConversationSize(conv, keep, ctx.config.raw.store?.responses_max_conversation_bytes ?? DEFAULT_MAX_CONVERSATION_BYTES);
@@ -148,14 +151,15 @@ export async function serveWithState(ctx: GatewayContext, dispatch: () => Promis
             ...(kept.fullOutput ? { fullOutput: kept.fullOutput } : {}),
             provider: ctx.resolvedProvider ?? "", model: ctx.model?.id ?? "", native: servedNatively(),
             ...(servedNatively() ? { projectKey: madeWithProjectKey(ctx) } : {}),
+            ...(owner.sandbox ? { sandbox: true } : {}),
             previousResponseId: previous?.id ?? null,
           };
           // The answer is already made (and billed): a store failure is not turned into an error, but the answer
           // says store: false, so the client knows a previous_response_id or GET of it will find nothing.
           return store.put(rec).then((saved) => {
-            // Another project's record holds the id (an upstream that repeated it): that one stays, this one is not
-            // kept, and the answer says store: false without saying whose the id is.
-            if (!saved) ctx.gateway.log.warn("the response id is another project's stored response: this one was not kept, the answer says store: false", { requestId: ctx.requestId, response: rec.id, project });
+            // Another project's or kind of key's record holds the id (an upstream that repeated it): that one stays,
+            // this one is not kept, and the answer says store: false without saying whose the id is.
+            if (!saved) ctx.gateway.log.warn("the response id is another project's or kind of key's stored response: this one was not kept, the answer says store: false", { requestId: ctx.requestId, response: rec.id, project, sandbox: owner.sandbox });
             return saved;
           }, (err) => {
             ctx.gateway.log.error("storing the response failed: the answer says store: false", { requestId: ctx.requestId, response: rec.id, error: String(err) });
@@ -188,14 +192,14 @@ function forgetUpstreamCopy(ctx: GatewayContext, id: string): void {
 }
 
 function notFound(id: string): GatewayError {
-  return new GatewayError(404, "NOT_FOUND", `Response with id "${id}" not found (unknown, expired, deleted, stored by another project, or created with store: false)`, {
+  return new GatewayError(404, "NOT_FOUND", `Response with id "${id}" not found (unknown, expired, deleted, stored by another project or with the other kind of key (live or sandbox), or created with store: false)`, {
     details: { response_id: id },
   });
 }
 
 async function lookup(ctx: GatewayContext): Promise<ResponseRecord> {
   const id = ctx.params.id ?? "";
-  const rec = await ctx.gateway.store.responses.get(ctx.auth?.projectId ?? "", id, Date.now());
+  const rec = await ctx.gateway.store.responses.get(responseOwner(ctx), id, Date.now());
   if (!rec) throw notFound(id);
   return rec;
 }
@@ -216,7 +220,7 @@ export async function responsesStateTerminal(ctx: GatewayContext): Promise<void>
     // A response served natively has a copy at its upstream: that goes first (core/responses/upstream-delete.ts).
     const rec = await lookup(ctx);
     if (rec.native) await deleteUpstreamCopy(ctx, rec);
-    if (!(await ctx.gateway.store.responses.delete(ctx.auth?.projectId ?? "", id, Date.now()))) throw notFound(id);
+    if (!(await ctx.gateway.store.responses.delete(responseOwner(ctx), id, Date.now()))) throw notFound(id);
     ctx.response = { kind: "json", status: 200, body: { id, object: "response.deleted", deleted: true } };
     return;
   }

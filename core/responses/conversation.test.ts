@@ -4,6 +4,9 @@ import type { ResponseRecord } from "../store/responses-types.ts";
 import { GatewayError } from "../errors.ts";
 import { buildConversation, inputItems } from "./conversation.ts";
 
+/** A live key's view of a project's stored responses. */
+const live = (project: string) => ({ project, sandbox: false });
+
 const now = Date.now();
 const prev: ResponseRecord = {
   id: "resp_prev", project: "acme", createdAt: now, expiresAt: now + 60_000, provider: "up", model: "m", native: false, previousResponseId: null,
@@ -27,7 +30,7 @@ const errorOf = (p: Promise<unknown>) => p.then(() => { throw new Error("resolve
 describe("buildConversation", () => {
   it("without state the body is untouched; stored items get ids", async () => {
     const body = { model: "m", input: "Hi" };
-    const c = await buildConversation(new MemoryResponseStore(), "acme", body, now);
+    const c = await buildConversation(new MemoryResponseStore(), live("acme"), body, now);
     expect(c.rebuilt).toBe(body);
     expect(c.passthrough).toBe(body);
     expect(c.items).toEqual([{ id: expect.stringMatching(/^msg_[0-9a-f]{24}$/), type: "message", role: "user", content: [{ type: "input_text", text: "Hi" }] }]);
@@ -35,7 +38,7 @@ describe("buildConversation", () => {
 
   it("previous_response_id: previous input + previous output + this input, no previous_response_id, no inherited instructions", async () => {
     const body = { model: "m", previous_response_id: "resp_prev", instructions: "New", input: [{ type: "function_call_output", call_id: "call_1", output: "21C" }] };
-    const c = await buildConversation(await storeWithPrev(), "acme", body, now);
+    const c = await buildConversation(await storeWithPrev(), live("acme"), body, now);
     expect(c.rebuilt).toEqual({
       model: "m", instructions: "New",
       input: [
@@ -51,7 +54,7 @@ describe("buildConversation", () => {
 
   it("an unknown or another project's previous_response_id is a 404 naming the field", async () => {
     for (const [project, id] of [["acme", "resp_nope"], ["other", "resp_prev"]]) {
-      const e = await errorOf(buildConversation(await storeWithPrev(), project!, { model: "m", input: "x", previous_response_id: id }, now));
+      const e = await errorOf(buildConversation(await storeWithPrev(), live(project!), { model: "m", input: "x", previous_response_id: id }, now));
       expect(e).toBeInstanceOf(GatewayError);
       expect(e.status).toBe(404);
       expect(e.code).toBe("NOT_FOUND");
@@ -60,20 +63,20 @@ describe("buildConversation", () => {
   });
 
   it("an expired previous response is a 404", async () => {
-    const e = await errorOf(buildConversation(await storeWithPrev(), "acme", { model: "m", input: "x", previous_response_id: "resp_prev" }, now + 60_001));
+    const e = await errorOf(buildConversation(await storeWithPrev(), live("acme"), { model: "m", input: "x", previous_response_id: "resp_prev" }, now + 60_001));
     expect(e.status).toBe(404);
   });
 
   it("item_reference is replaced by the stored item; an unknown one is a 400 naming input[i].id", async () => {
     const s = await storeWithPrev();
     const body = { model: "m", input: [{ role: "user", content: "Weather?" }, { type: "item_reference", id: "fc_1" }, { type: "function_call_output", call_id: "call_1", output: "21C" }] };
-    const c = await buildConversation(s, "acme", body, now);
+    const c = await buildConversation(s, live("acme"), body, now);
     expect(c.rebuilt.input).toEqual([{ type: "message", role: "user", content: [{ type: "input_text", text: "Weather?" }] }, fc1, { type: "function_call_output", call_id: "call_1", output: "21C" }]);
     expect(c.passthrough.input).toEqual(c.rebuilt.input);
-    const bad = await errorOf(buildConversation(s, "acme", { model: "m", input: [{ role: "user", content: "x" }, { type: "item_reference", id: "fc_zzz" }] }, now));
+    const bad = await errorOf(buildConversation(s, live("acme"), { model: "m", input: [{ role: "user", content: "x" }, { type: "item_reference", id: "fc_zzz" }] }, now));
     expect(bad.status).toBe(400);
     expect(bad.details?.field).toBe("input[1].id");
-    const other = await errorOf(buildConversation(s, "other", { model: "m", input: [{ type: "item_reference", id: "fc_1" }] }, now));
+    const other = await errorOf(buildConversation(s, live("other"), { model: "m", input: [{ type: "item_reference", id: "fc_1" }] }, now));
     expect(other.details?.field).toBe("input[0].id");
   });
 
@@ -82,23 +85,23 @@ describe("buildConversation", () => {
     const rs = { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "hm" }] };
     await s.put({ ...prev, id: "resp_r", response: { ...prev.response, id: "resp_r", output: [rs, fc1] }, fullOutput: [{ ...rs, encrypted_content: "mgr1.blob" }, fc1 as any] });
     const input = [{ role: "user", content: "Weather?" }, rs, { type: "reasoning", id: "rs_openai", summary: [] }, fc1, { type: "function_call_output", call_id: "call_1", output: "21C" }];
-    const c = await buildConversation(s, "acme", { model: "m", input }, now);
+    const c = await buildConversation(s, live("acme"), { model: "m", input }, now);
     expect(c.rebuilt.input[1]).toEqual({ ...rs, encrypted_content: "mgr1.blob" });
     expect(c.rebuilt.input[2]).toEqual({ type: "reasoning", id: "rs_openai", summary: [] });
     expect(c.rebuilt.input[3]).toEqual(fc1);
-    expect((await buildConversation(s, "other", { model: "m", input }, now)).rebuilt.input[1]).toEqual(rs);
+    expect((await buildConversation(s, live("other"), { model: "m", input }, now)).rebuilt.input[1]).toEqual(rs);
   });
 
   it("a long input (several slices): each item gets an id of its own, the body sent is untouched; continued, the upstream gets none of the minted ids", async () => {
     const input = [...Array.from({ length: 2500 }, (_, i) => ({ role: "user", content: `q${i}` })), { type: "message", id: "", role: "user", content: "empty id" }];
     const sent = structuredClone(input);
-    const c = await buildConversation(new MemoryResponseStore(), "acme", { model: "m", input }, now);
+    const c = await buildConversation(new MemoryResponseStore(), live("acme"), { model: "m", input }, now);
     expect(c.items).toHaveLength(2501);
     expect(new Set(c.items.map((i) => i.id)).size).toBe(2501);
     for (const i of c.items) expect(i.id).toMatch(/^msg_[0-9a-f]{24}$/);
     expect(c.items[2499]).toMatchObject({ type: "message", role: "user", content: [{ type: "input_text", text: "q2499" }] });
     expect(input).toEqual(sent);
-    const next = await buildConversation(await storeWithPrev(), "acme", { model: "m", previous_response_id: "resp_prev", input }, now);
+    const next = await buildConversation(await storeWithPrev(), live("acme"), { model: "m", previous_response_id: "resp_prev", input }, now);
     const own = next.rebuilt.input.slice(2);
     expect(own).toHaveLength(2501);
     expect(own.filter((i: any) => "id" in i)).toEqual([]);

@@ -1,12 +1,13 @@
 // The conversation a Responses request stands for. With previous_response_id it is the previous response's whole
 // input, then its output, then this request's input (instructions are not inherited, as in OpenAI); item_reference
-// items are replaced by the stored output items they name. Everything is looked up in the caller's project only.
+// items are replaced by the stored output items they name. Everything is looked up in the caller's project and
+// kind of key (live or sandbox) only.
 // Stored input items get ids (input_items lists and pages by them); the body the upstream sees does not carry the
 // ids the gateway minted.
 import { GatewayError } from "../errors.ts";
 import { randomHex } from "../http/ids.ts";
 import { mapInSlices } from "../store/responses-slices.ts";
-import type { ResponseRecord, ResponseStore } from "../store/responses-types.ts";
+import type { ResponseOwner, ResponseRecord, ResponseStore } from "../store/responses-types.ts";
 
 export type Item = Record<string, unknown>;
 
@@ -78,11 +79,11 @@ const bareReasoning = (it: Item) => it.type === "reasoning" && !it.encrypted_con
  * Replace item_reference items by the stored items they name (an unknown id is a 400 naming input[i].id), and give
  * bare reasoning items (bareReasoning) their stored encrypted_content (an unknown one stays as sent).
  */
-async function resolveReferences(store: ResponseStore, project: string, items: Item[], now: number): Promise<Item[]> {
+async function resolveReferences(store: ResponseStore, owner: ResponseOwner, items: Item[], now: number): Promise<Item[]> {
   const refs = items.flatMap((it, i) => (it.type === "item_reference" ? [{ i, id: String(it.id ?? "") }] : []));
   const bare = items.flatMap((it, i) => (bareReasoning(it) ? [{ i, id: it.id as string }] : []));
   if (!refs.length && !bare.length) return items;
-  const found = await store.items(project, [...new Set([...refs, ...bare].map((r) => r.id))], now);
+  const found = await store.items(owner, [...new Set([...refs, ...bare].map((r) => r.id))], now);
   const out = [...items];
   for (const b of bare) {
     const stored = found.get(b.id)?.item;
@@ -91,7 +92,7 @@ async function resolveReferences(store: ResponseStore, project: string, items: I
   for (const r of refs) {
     const hit = found.get(r.id);
     if (!hit) {
-      throw new GatewayError(400, "INVALID_REQUEST", `input[${r.i}].id: no stored item "${r.id}" in this project (it is unknown, expired, or its response was stored with store: false or deleted)`, {
+      throw new GatewayError(400, "INVALID_REQUEST", `input[${r.i}].id: no stored item "${r.id}" for this key (it is unknown, expired, another project's, made with the other kind of key (live or sandbox), or its response was stored with store: false or deleted)`, {
         details: { field: `input[${r.i}].id` },
       });
     }
@@ -111,19 +112,19 @@ function storedForUpstream(items: Item[]): Item[] {
   });
 }
 
-export async function buildConversation(store: ResponseStore, project: string, body: any, now: number): Promise<Conversation> {
+export async function buildConversation(store: ResponseStore, owner: ResponseOwner, body: any, now: number): Promise<Conversation> {
   const previousId: unknown = body.previous_response_id;
   let previous: ResponseRecord | undefined;
   if (typeof previousId === "string" && previousId) {
-    previous = await store.get(project, previousId, now);
+    previous = await store.get(owner, previousId, now);
     if (!previous) {
-      throw new GatewayError(404, "NOT_FOUND", `previous_response_id: no stored response "${previousId}" in this project (it is unknown, expired, deleted, or was created with store: false)`, {
+      throw new GatewayError(404, "NOT_FOUND", `previous_response_id: no stored response "${previousId}" for this key (it is unknown, expired, deleted, another project's, made with the other kind of key (live or sandbox), or created with store: false)`, {
         details: { field: "previous_response_id" },
       });
     }
   }
   const hasRefs = Array.isArray(body.input) && body.input.some((i: any) => i?.type === "item_reference" || bareReasoning(i ?? {}));
-  const resolved = await resolveReferences(store, project, await inputItemsInSlices(body.input), now);
+  const resolved = await resolveReferences(store, owner, await inputItemsInSlices(body.input), now);
   // The upstream's copies first: withId gives ids in place. Without state the upstream gets body.input as sent.
   const ownUpstream = hasRefs || previous ? await mapInSlices(resolved, upstreamItem) : [];
   const own = await mapInSlices(resolved, withId);

@@ -4,6 +4,9 @@ import type { ResponseRecord } from "../store/responses-types.ts";
 import type { StoredResponse } from "../store/types.ts";
 import { answerIdOf, changesUnderIt, replayable } from "./replayable.ts";
 
+/** A live key's view of a project's stored responses. */
+const live = (project: string) => ({ project, sandbox: false });
+
 const T0 = 1_000_000;
 const DAY = 86_400_000;
 
@@ -39,38 +42,38 @@ describe("answerIdOf", () => {
 describe("replayable", () => {
   it("a stored answer replays while its response is stored, not once it is deleted", async () => {
     const s = await storeWith("resp_a");
-    expect(await replayable(s, "p", { input: "hi" }, json("resp_a"), T0 + 1)).toBe(true);
-    expect(await replayable(s, "p", { input: "hi" }, stream("resp_a"), T0 + 1)).toBe(true);
-    await s.delete("p", "resp_a", T0 + 1);
-    expect(await replayable(s, "p", { input: "hi" }, json("resp_a"), T0 + 1)).toBe(false);
-    expect(await replayable(s, "p", { input: "hi" }, stream("resp_a"), T0 + 1)).toBe(false);
+    expect(await replayable(s, live("p"), { input: "hi" }, json("resp_a"), T0 + 1)).toBe(true);
+    expect(await replayable(s, live("p"), { input: "hi" }, stream("resp_a"), T0 + 1)).toBe(true);
+    await s.delete(live("p"), "resp_a", T0 + 1);
+    expect(await replayable(s, live("p"), { input: "hi" }, json("resp_a"), T0 + 1)).toBe(false);
+    expect(await replayable(s, live("p"), { input: "hi" }, stream("resp_a"), T0 + 1)).toBe(false);
   });
 
   it("not once its response has expired", async () => {
     const s = await storeWith("resp_a");
-    expect(await replayable(s, "p", { input: "hi" }, json("resp_a"), T0 + DAY)).toBe(false);
+    expect(await replayable(s, live("p"), { input: "hi" }, json("resp_a"), T0 + DAY)).toBe(false);
   });
 
   it("not once the response it continued, or an item it referenced, is gone", async () => {
     const s = await storeWith("resp_prev", "resp_next", "resp_ref");
     const cont = { input: "more", previous_response_id: "resp_prev" };
-    expect(await replayable(s, "p", cont, json("resp_next"), T0 + 1)).toBe(true);
+    expect(await replayable(s, live("p"), cont, json("resp_next"), T0 + 1)).toBe(true);
     const ref = { input: [{ type: "item_reference", id: "msg_resp_ref" }] };
-    expect(await replayable(s, "p", ref, json("resp_next"), T0 + 1)).toBe(true);
-    await s.delete("p", "resp_prev", T0 + 1);
-    await s.delete("p", "resp_ref", T0 + 1);
-    expect(await replayable(s, "p", cont, json("resp_next"), T0 + 1)).toBe(false);
-    expect(await replayable(s, "p", ref, json("resp_next"), T0 + 1)).toBe(false);
+    expect(await replayable(s, live("p"), ref, json("resp_next"), T0 + 1)).toBe(true);
+    await s.delete(live("p"), "resp_prev", T0 + 1);
+    await s.delete(live("p"), "resp_ref", T0 + 1);
+    expect(await replayable(s, live("p"), cont, json("resp_next"), T0 + 1)).toBe(false);
+    expect(await replayable(s, live("p"), ref, json("resp_next"), T0 + 1)).toBe(false);
   });
 
   it("another project's record does not vouch for an answer", async () => {
     const s = await storeWith("resp_a");
-    expect(await replayable(s, "q", { input: "hi" }, json("resp_a"), T0 + 1)).toBe(false);
+    expect(await replayable(s, live("q"), { input: "hi" }, json("resp_a"), T0 + 1)).toBe(false);
   });
 
   it("store: false kept nothing, so nothing is asked (the answer's id was never retrievable)", async () => {
     const s = new MemoryResponseStore();
-    expect(await replayable(s, "p", { input: "hi", store: false }, json("resp_x"), T0 + 1)).toBe(true);
+    expect(await replayable(s, live("p"), { input: "hi", store: false }, json("resp_x"), T0 + 1)).toBe(true);
   });
 });
 

@@ -6,7 +6,7 @@
 // A request on state the provider changes under the same body (a conversation, a stored prompt's latest version, a
 // named container) is never kept at all: changesUnderIt.
 import type { StoredResponse } from "../store/types.ts";
-import type { ResponseStore } from "../store/responses-types.ts";
+import type { ResponseOwner, ResponseStore } from "../store/responses-types.ts";
 
 /** The response id a kept answer carries: the JSON body's, or a stream's first event that carries the response. */
 export function answerIdOf(answer: StoredResponse): string | undefined {
@@ -43,7 +43,7 @@ export function changesUnderIt(body: any): boolean {
   return prompt != null && (typeof prompt !== "object" || prompt.version == null || prompt.version === "");
 }
 
-export async function replayable(store: ResponseStore, project: string, body: any, answer: StoredResponse, now: number): Promise<boolean> {
+export async function replayable(store: ResponseStore, owner: ResponseOwner, body: any, answer: StoredResponse, now: number): Promise<boolean> {
   const ids: string[] = [];
   if (body?.store !== false) {
     const own = answerIdOf(answer);
@@ -53,8 +53,8 @@ export async function replayable(store: ResponseStore, project: string, body: an
   if (typeof body?.previous_response_id === "string" && body.previous_response_id) ids.push(body.previous_response_id);
   const refs = Array.isArray(body?.input) ? body.input.flatMap((i: any) => (i?.type === "item_reference" ? [String(i.id ?? "")] : [])) : [];
   const [records, items] = await Promise.all([
-    Promise.all(ids.map((id) => store.get(project, id, now))),
-    refs.length ? store.items(project, refs, now) : undefined,
+    Promise.all(ids.map((id) => store.get(owner, id, now))),
+    refs.length ? store.items(owner, refs, now) : undefined,
   ]);
   return records.every((r) => r !== undefined) && (!items || refs.every((id: string) => items.has(id)));
 }

@@ -18,7 +18,7 @@ import { StoreMetrics } from "./store-metrics.ts";
 import type { Spool } from "./spool.ts";
 import { setAside, unstorable } from "./rejected-ledger.ts";
 import { StoreStateLostError, StoreTimeoutError, storeUnavailable, within, type UnavailableReason } from "./unavailable.ts";
-import type { ResponseRecord, ResponseStore, StoredItem } from "./responses-types.ts";
+import type { ResponseOwner, ResponseRecord, ResponseStore, StoredItem } from "./responses-types.ts";
 import type { MemoStore } from "./memo-types.ts";
 import type { ApiKeyStore } from "./api-keys-types.ts";
 import type { ResponseCacheStore } from "./response-cache-types.ts";
@@ -674,9 +674,9 @@ export class GuardedStore implements Store {
   private guardResponses(r: ResponseStore): ResponseStore {
     return {
       put: (rec: ResponseRecord) => this.call("responses_put", () => r.put(rec)),
-      get: (project: string, id: string, now: number) => this.call("responses_get", () => r.get(project, id, now)),
-      delete: (project: string, id: string, now: number) => this.call("responses_delete", () => r.delete(project, id, now)),
-      items: (project: string, ids: string[], now: number): Promise<Map<string, StoredItem>> => this.call("responses_items", () => r.items(project, ids, now)),
+      get: (owner: ResponseOwner, id: string, now: number) => this.call("responses_get", () => r.get(owner, id, now)),
+      delete: (owner: ResponseOwner, id: string, now: number) => this.call("responses_delete", () => r.delete(owner, id, now)),
+      items: (owner: ResponseOwner, ids: string[], now: number): Promise<Map<string, StoredItem>> => this.call("responses_items", () => r.items(owner, ids, now)),
     };
   }
 }

@@ -395,19 +395,28 @@ return redis.call('GET', KEYS[2])
 
 /**
  * A stored Responses record and its output items, written only while the id is free or already the caller's project's
- * (responses-types.ts ownsId): the owner check and the write in one step, so two projects storing one id at once on
- * two replicas never both succeed. KEYS[1] record, KEYS[2..] the output items' keys; ARGV = the record's opening
- * `{"id":<id>,"project":<project>,` (how this release writes it), the same up to `"project":`, the project, ttl ms,
- * the record JSON, then one JSON per item key. The owner is read from the record's opening, so a large conversation is
- * never decoded here; a record laid out otherwise (none are, the previous release writes id and project first too) is
- * decoded. Returns 1 when written, 0 when another project holds the id.
+ * and kind of key's (responses-types.ts ownsId): the owner check and the write in one step, so two projects storing
+ * one id at once on two replicas never both succeed. KEYS[1] record, KEYS[2..] the output items' keys; ARGV = the
+ * record's opening `{"id":<id>,"project":<project>,` (a sandbox key's record goes on `"sandbox":true,`: how this
+ * release writes it), the same up to `"project":`, the project, ttl ms, the record JSON, 1 for a sandbox key's record
+ * (else 0), then one JSON per item key. A live record's opening also opens its project's sandbox records, so what
+ * follows it tells them apart. The owner is read from the record's opening, so a large conversation is never decoded
+ * here; a record laid out otherwise (none are, the previous release writes id and project first too) is decoded, and
+ * without `sandbox` it is a live key's. Returns 1 when written, 0 when another project or kind of key holds the id.
  */
 export const RESPONSE_PUT = `
 local v = redis.call('GET', KEYS[1])
-if v and string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then
-  if string.sub(v, 1, #ARGV[2]) == ARGV[2] or cjson.decode(v).project ~= ARGV[3] then return 0 end
+if v then
+  local sandbox = ARGV[6] == '1'
+  if string.sub(v, 1, #ARGV[1]) == ARGV[1] then
+    if not sandbox and string.sub(v, #ARGV[1] + 1, #ARGV[1] + 15) == '"sandbox":true,' then return 0 end
+  elseif string.sub(v, 1, #ARGV[2]) == ARGV[2] then return 0
+  else
+    local old = cjson.decode(v)
+    if old.project ~= ARGV[3] or (old.sandbox == true) ~= sandbox then return 0 end
+  end
 end
 redis.call('SET', KEYS[1], ARGV[5], 'PX', ARGV[4])
-for i = 2, #KEYS do redis.call('SET', KEYS[i], ARGV[i + 4], 'PX', ARGV[4]) end
+for i = 2, #KEYS do redis.call('SET', KEYS[i], ARGV[i + 5], 'PX', ARGV[4]) end
 return 1
 `;

@@ -6,6 +6,9 @@ import { RedisResponseStore } from "./responses-redis.ts";
 import type { ResponseRecord } from "./responses-types.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
 
+/** A live key's view of a project's stored responses. */
+const live = (project: string) => ({ project, sandbox: false });
+
 let redis: TestRedis;
 const clients: Redis[] = [];
 let n = 0;
@@ -62,10 +65,10 @@ describe("redis store: responses shared by replicas", () => {
     // Exactly one project holds the id; the other's answer says store: false.
     expect(Object.values(saved).filter(Boolean)).toHaveLength(1);
     const [winner, loser] = saved.acme ? [acme, other] : [other, acme];
-    expect(await bStore.get(winner.project, id, Date.now())).toEqual(winner);
-    expect(await bStore.get(loser.project, id, Date.now())).toBeUndefined();
-    expect(await bStore.items(loser.project, [`msg_${id}`], Date.now())).toEqual(new Map());
-    expect((await bStore.items(winner.project, [`msg_${id}`], Date.now())).get(`msg_${id}`)).toEqual({ responseId: id, item: (winner.response.output as unknown[])[0] });
+    expect(await bStore.get(live(winner.project), id, Date.now())).toEqual(winner);
+    expect(await bStore.get(live(loser.project), id, Date.now())).toBeUndefined();
+    expect(await bStore.items(live(loser.project), [`msg_${id}`], Date.now())).toEqual(new Map());
+    expect((await bStore.items(live(winner.project), [`msg_${id}`], Date.now())).get(`msg_${id}`)).toEqual({ responseId: id, item: (winner.response.output as unknown[])[0] });
   });
 
   it("a project re-saving its own id while another stores it keeps it; the other is refused", async () => {
@@ -78,7 +81,7 @@ describe("redis store: responses shared by replicas", () => {
     const again = { ...mine, model: "acme/other-model" };
     const [resaved, refused] = await Promise.all([store.put(again), new RedisResponseStore(client(), prefix).put(record(id, "other", "x"))]);
     expect([resaved, refused]).toEqual([true, false]);
-    expect(await store.get("acme", id, Date.now())).toEqual(again);
+    expect(await store.get(live("acme"), id, Date.now())).toEqual(again);
   });
 
   it("a record the previous release wrote (its fields in any order) is refused to another project and re-saved by its own", async () => {
@@ -91,10 +94,13 @@ describe("redis store: responses shared by replicas", () => {
     const { id: _id, project: _project, ...rest } = old;
     await raw.set(`${prefix}resp:${id}`, JSON.stringify({ ...rest, project: old.project, id: old.id }), "PX", 60_000);
     expect(await store.put(record(id, "other", "x"))).toBe(false);
-    expect(await store.get("acme", id, Date.now())).toEqual(old);
+    // Without "sandbox" it is a live key's: its project's sandbox keys neither read nor save over it.
+    expect(await store.put({ ...record(id, "acme", "x"), sandbox: true })).toBe(false);
+    expect(await store.get({ project: "acme", sandbox: true }, id, Date.now())).toBeUndefined();
+    expect(await store.get(live("acme"), id, Date.now())).toEqual(old);
     const mine = record(id, "acme", "re-saved");
     expect(await store.put(mine)).toBe(true);
-    expect(await store.get("acme", id, Date.now())).toEqual(mine);
+    expect(await store.get(live("acme"), id, Date.now())).toEqual(mine);
   });
 
   it("what this release writes, the previous release reads (one JSON object, its items beside it)", async () => {
@@ -106,5 +112,23 @@ describe("redis store: responses shared by replicas", () => {
     expect(JSON.parse((await raw.get(`${prefix}resp:${rec.id}`))!)).toEqual(rec);
     expect(JSON.parse((await raw.get(`${prefix}respitem:acme:msg_${rec.id}`))!)).toEqual({ responseId: rec.id, item: (rec.response.output as unknown[])[0] });
     expect(await raw.pttl(`${prefix}resp:${rec.id}`)).toBeGreaterThan(0);
+  });
+
+  it("a sandbox key's record opens with its project and sandbox: true, its items under respitem-sandbox:, apart from the live keys'", async () => {
+    const prefix = `rr${++n}:`;
+    const raw = client();
+    const store = new RedisResponseStore(raw, prefix);
+    const sim = { ...record("resp_sandbox_kept", "acme", "simulated"), sandbox: true };
+    expect(await store.put(sim)).toBe(true);
+    const json = (await raw.get(`${prefix}resp:${sim.id}`))!;
+    expect(json.startsWith(`{"id":"${sim.id}","project":"acme","sandbox":true,`)).toBe(true);
+    expect(JSON.parse(json)).toEqual(sim);
+    expect(await raw.exists(`${prefix}respitem-sandbox:acme:msg_${sim.id}`, `${prefix}respitem:acme:msg_${sim.id}`)).toBe(1);
+    // Another replica's live key of the project: absent to it, and never saved over.
+    const other = new RedisResponseStore(client(), prefix);
+    expect(await other.get(live("acme"), sim.id, Date.now())).toBeUndefined();
+    expect(await other.items(live("acme"), [`msg_${sim.id}`], Date.now())).toEqual(new Map());
+    expect(await other.put(record(sim.id, "acme", "live"))).toBe(false);
+    expect(await other.get({ project: "acme", sandbox: true }, sim.id, Date.now())).toEqual(sim);
   });
 });

@@ -1,10 +1,13 @@
 // Stored responses on Redis (store kind `redis`), shared by every replica: one key per response and one per
 // output item (for item_reference), all under the store's prefix and with a PX expiry equal to the retention, so
-// Redis drops them itself. A record names its project; another project's id reads as absent, and is never written
-// over: the owner check and the write are one script (redis-scripts.ts RESPONSE_PUT), as replicas share the keys.
+// Redis drops them itself. A record names its project, and `sandbox: true` when a sandbox key made it (absent: a live
+// key's, as every record of the previous release reads); another project's or kind's id reads as absent, and is never
+// written over: the owner check and the write are one script (redis-scripts.ts RESPONSE_PUT), as replicas share the
+// keys. A sandbox key's items have keys of their own (respitem-sandbox:), a live key's stay where the previous
+// release reads and writes them (respitem:).
 import type { Redis } from "ioredis";
 import { RESPONSE_PUT } from "./redis-scripts.ts";
-import { outputItemsOf, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
+import { outputItemsOf, ownedBy, ownerOf, type ResponseOwner, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
 
 type Put = (...args: (string | number)[]) => Promise<number>;
 
@@ -19,40 +22,43 @@ export class RedisResponseStore implements ResponseStore {
   private recordKey(id: string): string {
     return `${this.prefix}resp:${id}`;
   }
-  private itemKey(project: string, itemId: string): string {
-    return `${this.prefix}respitem:${project}:${itemId}`;
+  /** Item ids are the upstream's (any text): the kind goes before the project, never after it. */
+  private itemKey(owner: ResponseOwner, itemId: string): string {
+    return `${this.prefix}${owner.sandbox ? "respitem-sandbox" : "respitem"}:${owner.project}:${itemId}`;
   }
 
   async put(rec: ResponseRecord): Promise<boolean> {
     const ttl = rec.expiresAt - Date.now();
     if (ttl <= 0) return true; // past its retention already: unreadable as in the other stores, nothing to write
+    const owner = ownerOf(rec);
     const items = outputItemsOf(rec);
-    const keys = [this.recordKey(rec.id), ...items.map((i) => this.itemKey(rec.project, i.id as string))];
-    // How the record opens when it is the caller's project's (ownsId), and when it is any project's (recordJson).
-    const ours = `${JSON.stringify({ id: rec.id, project: rec.project }).slice(0, -1)},`;
+    const keys = [this.recordKey(rec.id), ...items.map((i) => this.itemKey(owner, i.id as string))];
+    // How the record opens when it is the caller's (ownsId), and when it is any project's (recordJson).
+    const ours = `${JSON.stringify(recordHead(rec)).slice(0, -1)},`;
     const anyones = `${JSON.stringify({ id: rec.id }).slice(0, -1)},"project":`;
     const jsons = items.map((item) => JSON.stringify({ responseId: rec.id, item }));
-    return (await this.r.mgResponsePut(keys.length, ...keys, ours, anyones, rec.project, ttl, recordJson(rec), ...jsons)) === 1;
+    const sandbox = owner.sandbox ? 1 : 0;
+    return (await this.r.mgResponsePut(keys.length, ...keys, ours, anyones, rec.project, ttl, recordJson(rec), sandbox, ...jsons)) === 1;
   }
 
-  async get(project: string, id: string, now: number): Promise<ResponseRecord | undefined> {
+  async get(owner: ResponseOwner, id: string, now: number): Promise<ResponseRecord | undefined> {
     const json = await this.r.get(this.recordKey(id));
     if (!json) return undefined;
     const rec = JSON.parse(json) as ResponseRecord;
-    return rec.project === project && rec.expiresAt > now ? rec : undefined;
+    return ownedBy(rec, owner) && rec.expiresAt > now ? rec : undefined;
   }
 
-  async delete(project: string, id: string, now: number): Promise<boolean> {
-    const rec = await this.get(project, id, now);
+  async delete(owner: ResponseOwner, id: string, now: number): Promise<boolean> {
+    const rec = await this.get(owner, id, now);
     if (!rec) return false;
-    await this.r.del(this.recordKey(id), ...outputItemsOf(rec).map((i) => this.itemKey(project, i.id as string)));
+    await this.r.del(this.recordKey(id), ...outputItemsOf(rec).map((i) => this.itemKey(owner, i.id as string)));
     return true;
   }
 
-  async items(project: string, ids: string[], _now: number): Promise<Map<string, StoredItem>> {
+  async items(owner: ResponseOwner, ids: string[], _now: number): Promise<Map<string, StoredItem>> {
     const found = new Map<string, StoredItem>();
     if (!ids.length) return found;
-    const values = await this.r.mget(...ids.map((i) => this.itemKey(project, i)));
+    const values = await this.r.mget(...ids.map((i) => this.itemKey(owner, i)));
     values.forEach((v, i) => {
       if (v) found.set(ids[i]!, JSON.parse(v) as StoredItem);
     });
@@ -60,12 +66,17 @@ export class RedisResponseStore implements ResponseStore {
   }
 }
 
+/** What a record opens with: its id, its project, and `sandbox: true` when a sandbox key made it. */
+function recordHead(rec: ResponseRecord): Pick<ResponseRecord, "id" | "project" | "sandbox"> {
+  return rec.sandbox ? { id: rec.id, project: rec.project, sandbox: true } : { id: rec.id, project: rec.project };
+}
+
 /**
- * The record as Redis keeps it: one JSON object, its input the saving request's inputJson when it made one. Its id and
- * project come first (RESPONSE_PUT reads the owner there, never decoding the conversation).
+ * The record as Redis keeps it: one JSON object, its input the saving request's inputJson when it made one. Its head
+ * (recordHead) comes first (RESPONSE_PUT reads the owner there, never decoding the conversation).
  */
 function recordJson(rec: ResponseRecord): string {
-  const { input, inputJson, id, project, ...rest } = rec;
-  const head = JSON.stringify({ id, project, ...rest });
+  const { input, inputJson, id: _id, project: _project, sandbox: _sandbox, ...rest } = rec;
+  const head = JSON.stringify({ ...recordHead(rec), ...rest });
   return `${head.slice(0, -1)},"input":${inputJson ?? JSON.stringify(input)}}`;
 }

@@ -2,18 +2,18 @@
 // across restarts. Each save is one small transaction of its own (it runs once per response, after the answer is
 // complete); expired rows are invisible to reads and deleted at most once a minute (indexed on expires_at).
 import type Database from "better-sqlite3";
-import { outputItemsOf, ownsId, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
+import { outputItemsOf, ownsId, type ResponseOwner, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS responses (
   id TEXT PRIMARY KEY, project TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
   provider TEXT NOT NULL, model TEXT NOT NULL, native INTEGER NOT NULL, previous_id TEXT,
-  response TEXT NOT NULL, input TEXT NOT NULL, full_output TEXT, project_key INTEGER
+  response TEXT NOT NULL, input TEXT NOT NULL, full_output TEXT, project_key INTEGER, sandbox INTEGER
 );
 CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires_at);
 CREATE TABLE IF NOT EXISTS response_items (
   project TEXT NOT NULL, item_id TEXT NOT NULL, response_id TEXT NOT NULL, expires_at INTEGER NOT NULL, item TEXT NOT NULL,
-  PRIMARY KEY (project, item_id)
+  sandbox INTEGER, PRIMARY KEY (project, item_id)
 );
 CREATE INDEX IF NOT EXISTS response_items_response ON response_items (response_id);
 CREATE INDEX IF NOT EXISTS response_items_expires ON response_items (expires_at);
@@ -24,8 +24,12 @@ const SWEEP_EVERY_MS = 60_000;
 interface Row {
   id: string; project: string; created_at: number; expires_at: number; provider: string; model: string; native: number;
   previous_id: string | null; response: string; input: string; full_output: string | null; input_bytes: number;
-  project_key: number | null;
+  project_key: number | null; sandbox: number | null;
 }
+
+/** A row's kind of key as stored: 1 a sandbox key's, NULL (rows of earlier releases) or 0 a live key's. */
+const KIND = "coalesce(sandbox, 0)";
+const kindOf = (owner: ResponseOwner) => (owner.sandbox ? 1 : 0);
 
 export class SqliteResponseStore implements ResponseStore {
   private readonly stmts;
@@ -40,14 +44,21 @@ export class SqliteResponseStore implements ResponseStore {
     const columns = (db.prepare("PRAGMA table_info(responses)").all() as { name: string }[]).map((c) => c.name);
     if (!columns.includes("full_output")) db.exec("ALTER TABLE responses ADD COLUMN full_output TEXT");
     if (!columns.includes("project_key")) db.exec("ALTER TABLE responses ADD COLUMN project_key INTEGER");
+    // Nor, before sandbox keys had stored responses of their own, a sandbox column (NULL in its rows: live keys').
+    if (!columns.includes("sandbox")) db.exec("ALTER TABLE responses ADD COLUMN sandbox INTEGER");
+    const itemColumns = (db.prepare("PRAGMA table_info(response_items)").all() as { name: string }[]).map((c) => c.name);
+    if (!itemColumns.includes("sandbox")) db.exec("ALTER TABLE response_items ADD COLUMN sandbox INTEGER");
     this.stmts = {
-      put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input, full_output, project_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      putItem: db.prepare("INSERT OR REPLACE INTO response_items (project, item_id, response_id, expires_at, item) VALUES (?, ?, ?, ?, ?)"),
+      put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input, full_output, project_key, sandbox)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      // An item id is unique per project: one the other kind of key's unexpired record holds stays that record's.
+      putItem: db.prepare(`INSERT INTO response_items (project, item_id, response_id, expires_at, item, sandbox) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (project, item_id) DO UPDATE SET response_id = excluded.response_id, expires_at = excluded.expires_at, item = excluded.item, sandbox = excluded.sandbox
+        WHERE coalesce(response_items.sandbox, 0) = excluded.sandbox OR response_items.expires_at <= ?`),
       // octet_length: the input's size as stored (UTF-8), without reading it into a string to measure it.
-      get: db.prepare("SELECT *, octet_length(input) AS input_bytes FROM responses WHERE id = ? AND project = ? AND expires_at > ?"),
-      owner: db.prepare("SELECT project FROM responses WHERE id = ?"),
-      item: db.prepare("SELECT response_id, item FROM response_items WHERE project = ? AND item_id = ? AND expires_at > ?"),
+      get: db.prepare(`SELECT *, octet_length(input) AS input_bytes FROM responses WHERE id = ? AND project = ? AND ${KIND} = ? AND expires_at > ?`),
+      owner: db.prepare(`SELECT project, ${KIND} = 1 AS sandbox FROM responses WHERE id = ?`),
+      item: db.prepare(`SELECT response_id, item FROM response_items WHERE project = ? AND item_id = ? AND ${KIND} = ? AND expires_at > ?`),
       del: db.prepare("DELETE FROM responses WHERE id = ?"),
       delItems: db.prepare("DELETE FROM response_items WHERE response_id = ?"),
       sweep: db.prepare("DELETE FROM responses WHERE expires_at <= ?"),
@@ -59,13 +70,14 @@ export class SqliteResponseStore implements ResponseStore {
     });
     // IMMEDIATE: it reads first, and a deferred one would fail at once while the checkpointer holds the write lock.
     this.save = db.transaction((rec: ResponseRecord) => {
-      if (!ownsId(this.stmts.owner.get(rec.id) as { project: string } | undefined, rec)) return false;
+      const owner = this.stmts.owner.get(rec.id) as { project: string; sandbox: number } | undefined;
+      if (!ownsId(owner && { project: owner.project, sandbox: owner.sandbox === 1 }, rec)) return false;
       // A replaced record's old items go first (a re-save may carry other output).
       this.stmts.delItems.run(rec.id);
       this.stmts.put.run(rec.id, rec.project, rec.createdAt, rec.expiresAt, rec.provider, rec.model, rec.native ? 1 : 0,
         rec.previousResponseId, JSON.stringify(rec.response), rec.inputJson ?? JSON.stringify(rec.input), rec.fullOutput ? JSON.stringify(rec.fullOutput) : null,
-        rec.projectKey === undefined ? null : rec.projectKey ? 1 : 0);
-      for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item));
+        rec.projectKey === undefined ? null : rec.projectKey ? 1 : 0, rec.sandbox ? 1 : 0);
+      for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item), rec.sandbox ? 1 : 0, rec.createdAt);
       return true;
     }).immediate;
   }
@@ -75,8 +87,8 @@ export class SqliteResponseStore implements ResponseStore {
     return this.save(rec);
   }
 
-  async get(project: string, id: string, now: number): Promise<ResponseRecord | undefined> {
-    const r = this.stmts.get.get(id, project, now) as Row | undefined;
+  async get(owner: ResponseOwner, id: string, now: number): Promise<ResponseRecord | undefined> {
+    const r = this.stmts.get.get(id, owner.project, kindOf(owner), now) as Row | undefined;
     if (!r) return undefined;
     return {
       id: r.id, project: r.project, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at), provider: r.provider, model: r.model,
@@ -84,19 +96,20 @@ export class SqliteResponseStore implements ResponseStore {
       inputBytes: Number(r.input_bytes),
       ...(r.full_output ? { fullOutput: JSON.parse(r.full_output) } : {}),
       ...(r.project_key === null || r.project_key === undefined ? {} : { projectKey: Number(r.project_key) === 1 }),
+      ...(Number(r.sandbox) === 1 ? { sandbox: true } : {}),
     };
   }
 
-  async delete(project: string, id: string, now: number): Promise<boolean> {
-    if (!this.stmts.get.get(id, project, now)) return false;
+  async delete(owner: ResponseOwner, id: string, now: number): Promise<boolean> {
+    if (!this.stmts.get.get(id, owner.project, kindOf(owner), now)) return false;
     this.remove(id);
     return true;
   }
 
-  async items(project: string, ids: string[], now: number): Promise<Map<string, StoredItem>> {
+  async items(owner: ResponseOwner, ids: string[], now: number): Promise<Map<string, StoredItem>> {
     const found = new Map<string, StoredItem>();
     for (const itemId of ids) {
-      const r = this.stmts.item.get(project, itemId, now) as { response_id: string; item: string } | undefined;
+      const r = this.stmts.item.get(owner.project, itemId, kindOf(owner), now) as { response_id: string; item: string } | undefined;
       if (r) found.set(itemId, { responseId: r.response_id, item: JSON.parse(r.item) });
     }
     return found;

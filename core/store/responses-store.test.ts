@@ -11,6 +11,9 @@ import type { Store } from "./types.ts";
 import type { ResponseRecord } from "./responses-types.ts";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.ts";
 
+/** A live key's view of a project's stored responses. */
+const live = (project: string) => ({ project, sandbox: false });
+
 let redis: TestRedis;
 let n = 0;
 beforeAll(async () => { redis = await startRedis(); });
@@ -52,9 +55,9 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
   it("put then get returns the record as saved, only in its own project", async () => {
     const rec = record(`resp_a_${kind}`, { native: true, previousResponseId: "resp_prev" });
     await store.responses.put(rec);
-    expect(await store.responses.get("acme", rec.id, Date.now())).toEqual(rec);
-    expect(await store.responses.get("other", rec.id, Date.now())).toBeUndefined();
-    expect(await store.responses.get("acme", "resp_unknown", Date.now())).toBeUndefined();
+    expect(await store.responses.get(live("acme"), rec.id, Date.now())).toEqual(rec);
+    expect(await store.responses.get(live("other"), rec.id, Date.now())).toBeUndefined();
+    expect(await store.responses.get(live("acme"), "resp_unknown", Date.now())).toBeUndefined();
   });
 
   it("keeps whether a native response was made with the project's own key (its upstream delete goes with that key), absent when not said", async () => {
@@ -62,9 +65,9 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
     const gateways = record(`resp_gw_${kind}`, { native: true, projectKey: false });
     const unsaid = record(`resp_unsaid_${kind}`, { native: true });
     for (const rec of [own, gateways, unsaid]) await store.responses.put(rec);
-    expect((await store.responses.get("acme", own.id, Date.now()))?.projectKey).toBe(true);
-    expect((await store.responses.get("acme", gateways.id, Date.now()))?.projectKey).toBe(false);
-    expect(await store.responses.get("acme", unsaid.id, Date.now())).not.toHaveProperty("projectKey");
+    expect((await store.responses.get(live("acme"), own.id, Date.now()))?.projectKey).toBe(true);
+    expect((await store.responses.get(live("acme"), gateways.id, Date.now()))?.projectKey).toBe(false);
+    expect(await store.responses.get(live("acme"), unsaid.id, Date.now())).not.toHaveProperty("projectKey");
   });
 
   it("an id another project holds is never saved over (an upstream repeating it, or picking it); its own project may re-save it", async () => {
@@ -72,12 +75,37 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
     expect(await store.responses.put(mine)).toBe(true);
     // Refused, and said so: the caller's answer then says store: false.
     expect(await store.responses.put({ ...record(mine.id), project: "other", model: "other/model" })).toBe(false);
-    expect(await store.responses.get("acme", mine.id, Date.now())).toEqual(mine);
-    expect(await store.responses.get("other", mine.id, Date.now())).toBeUndefined();
-    expect(await store.responses.items("other", [`msg_${mine.id}`], Date.now())).toEqual(new Map());
+    expect(await store.responses.get(live("acme"), mine.id, Date.now())).toEqual(mine);
+    expect(await store.responses.get(live("other"), mine.id, Date.now())).toBeUndefined();
+    expect(await store.responses.items(live("other"), [`msg_${mine.id}`], Date.now())).toEqual(new Map());
     const again = { ...mine, model: "openai/gpt-4o" };
     expect(await store.responses.put(again)).toBe(true);
-    expect(await store.responses.get("acme", mine.id, Date.now())).toEqual(again);
+    expect(await store.responses.get(live("acme"), mine.id, Date.now())).toEqual(again);
+  });
+
+  it("a sandbox key's records are its own: its project's live keys neither read, list the items of, delete nor save over them, and the other way round", async () => {
+    const sandbox = { project: "acme", sandbox: true };
+    const sim = record(`resp_sim_${kind}`, { sandbox: true });
+    const real = record(`resp_real_${kind}`);
+    expect(await store.responses.put(sim)).toBe(true);
+    expect(await store.responses.put(real)).toBe(true);
+    expect(await store.responses.get(sandbox, sim.id, Date.now())).toEqual(sim);
+    expect(await store.responses.get(live("acme"), real.id, Date.now())).toEqual(real);
+    // Each kind's id is absent to the other, as another project's is.
+    expect(await store.responses.get(live("acme"), sim.id, Date.now())).toBeUndefined();
+    expect(await store.responses.get(sandbox, real.id, Date.now())).toBeUndefined();
+    expect(await store.responses.items(live("acme"), [`fc_${sim.id}`], Date.now())).toEqual(new Map());
+    expect(await store.responses.items(sandbox, [`fc_${real.id}`], Date.now())).toEqual(new Map());
+    expect((await store.responses.items(sandbox, [`fc_${sim.id}`], Date.now())).get(`fc_${sim.id}`)?.responseId).toBe(sim.id);
+    expect(await store.responses.delete(sandbox, real.id, Date.now())).toBe(false);
+    expect(await store.responses.delete(live("acme"), sim.id, Date.now())).toBe(false);
+    // An upstream repeating the other kind's id is refused, whichever kind saves it.
+    expect(await store.responses.put({ ...record(sim.id), model: "live/model" })).toBe(false);
+    expect(await store.responses.put({ ...record(real.id), sandbox: true, model: "sim/model" })).toBe(false);
+    expect(await store.responses.get(sandbox, sim.id, Date.now())).toEqual(sim);
+    expect(await store.responses.get(live("acme"), real.id, Date.now())).toEqual(real);
+    expect(await store.responses.delete(sandbox, sim.id, Date.now())).toBe(true);
+    expect(await store.responses.get(live("acme"), real.id, Date.now())).toEqual(real);
   });
 
   it("a record read back knows its input's size (what the conversation bound counts), without serialising it", async () => {
@@ -85,26 +113,26 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
     const saved = { ...rec, ...(kind === "sqlite" ? {} : { inputBytes: 12345 }) };
     await store.responses.put(saved);
     // SQLite measures the text it holds; the others keep what the saving request worked out.
-    expect((await store.responses.get("acme", rec.id, Date.now()))?.inputBytes).toBe(kind === "sqlite" ? inputBytes(rec.input) : 12345);
+    expect((await store.responses.get(live("acme"), rec.id, Date.now()))?.inputBytes).toBe(kind === "sqlite" ? inputBytes(rec.input) : 12345);
   });
 
   it("a record given with its input as JSON (made by the saving request, a slice at a time) keeps that input", async () => {
     const input = [...inputOf("j1"), { id: "fco_j2", type: "function_call_output", call_id: "call_1", output: "21C ✓" }];
     const rec = record(`resp_json_${kind}`, { input, inputBytes: inputBytes(input) });
     await store.responses.put({ ...rec, inputJson: JSON.stringify(input) });
-    const back = await store.responses.get("acme", rec.id, Date.now());
+    const back = await store.responses.get(live("acme"), rec.id, Date.now());
     expect(back).toEqual(rec); // the input as given, and no inputJson on a record read back
     expect(back).not.toHaveProperty("inputJson");
     back!.input.pop(); // a record read back is the caller's own: changing it changes nothing kept
-    expect((await store.responses.get("acme", rec.id, Date.now()))?.input).toEqual(input);
+    expect((await store.responses.get(live("acme"), rec.id, Date.now()))?.input).toEqual(input);
   });
 
   it("the full output (hidden reasoning state) is kept and is what item lookups return", async () => {
     const rec = record(`resp_f_${kind}`);
     rec.fullOutput = [{ type: "reasoning", id: `rs_${rec.id}`, summary: [], encrypted_content: "mgr1.abc" }];
     await store.responses.put(rec);
-    expect((await store.responses.get("acme", rec.id, Date.now()))?.fullOutput).toEqual(rec.fullOutput);
-    const found = await store.responses.items("acme", [`rs_${rec.id}`, `fc_${rec.id}`], Date.now());
+    expect((await store.responses.get(live("acme"), rec.id, Date.now()))?.fullOutput).toEqual(rec.fullOutput);
+    const found = await store.responses.items(live("acme"), [`rs_${rec.id}`, `fc_${rec.id}`], Date.now());
     expect([...found.keys()]).toEqual([`rs_${rec.id}`]);
     expect(found.get(`rs_${rec.id}`)!.item.encrypted_content).toBe("mgr1.abc");
   });
@@ -112,32 +140,32 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
   it("output items are found by id in their project only", async () => {
     const rec = record(`resp_b_${kind}`);
     await store.responses.put(rec);
-    const found = await store.responses.items("acme", [`fc_${rec.id}`, `msg_${rec.id}`, "msg_nope", `msg_in_${rec.id}`], Date.now());
+    const found = await store.responses.items(live("acme"), [`fc_${rec.id}`, `msg_${rec.id}`, "msg_nope", `msg_in_${rec.id}`], Date.now());
     expect([...found.keys()].sort()).toEqual([`fc_${rec.id}`, `msg_${rec.id}`].sort());
     expect(found.get(`fc_${rec.id}`)).toEqual({ responseId: rec.id, item: (rec.response.output as unknown[])[0] });
-    expect((await store.responses.items("other", [`fc_${rec.id}`], Date.now())).size).toBe(0);
+    expect((await store.responses.items(live("other"), [`fc_${rec.id}`], Date.now())).size).toBe(0);
   });
 
   it("delete removes the record and its items; another project cannot delete it", async () => {
     const rec = record(`resp_c_${kind}`);
     await store.responses.put(rec);
-    expect(await store.responses.delete("other", rec.id, Date.now())).toBe(false);
-    expect(await store.responses.get("acme", rec.id, Date.now())).toBeDefined();
-    expect(await store.responses.delete("acme", rec.id, Date.now())).toBe(true);
-    expect(await store.responses.get("acme", rec.id, Date.now())).toBeUndefined();
-    expect((await store.responses.items("acme", [`fc_${rec.id}`], Date.now())).size).toBe(0);
-    expect(await store.responses.delete("acme", rec.id, Date.now())).toBe(false);
+    expect(await store.responses.delete(live("other"), rec.id, Date.now())).toBe(false);
+    expect(await store.responses.get(live("acme"), rec.id, Date.now())).toBeDefined();
+    expect(await store.responses.delete(live("acme"), rec.id, Date.now())).toBe(true);
+    expect(await store.responses.get(live("acme"), rec.id, Date.now())).toBeUndefined();
+    expect((await store.responses.items(live("acme"), [`fc_${rec.id}`], Date.now())).size).toBe(0);
+    expect(await store.responses.delete(live("acme"), rec.id, Date.now())).toBe(false);
   });
 
   it("an expired record and its items are gone", async () => {
     const rec = record(`resp_d_${kind}`);
     rec.expiresAt = Date.now() + 150;
     await store.responses.put(rec);
-    expect(await store.responses.get("acme", rec.id, Date.now())).toBeDefined();
+    expect(await store.responses.get(live("acme"), rec.id, Date.now())).toBeDefined();
     // Past the expiry by the clock the caller passes (memory, SQLite) and by Redis's own PX.
     await new Promise((r) => setTimeout(r, 200));
-    expect(await store.responses.get("acme", rec.id, Date.now())).toBeUndefined();
-    expect((await store.responses.items("acme", [`fc_${rec.id}`], Date.now())).size).toBe(0);
+    expect(await store.responses.get(live("acme"), rec.id, Date.now())).toBeUndefined();
+    expect((await store.responses.items(live("acme"), [`fc_${rec.id}`], Date.now())).size).toBe(0);
   });
 });
 
@@ -151,11 +179,11 @@ describe("sqlite store: responses", () => {
     await a.responses.put(rec);
     await a.close();
     const b = new SqliteStore(path);
-    expect(await b.responses.get("acme", rec.id, Date.now())).toEqual(rec);
+    expect(await b.responses.get(live("acme"), rec.id, Date.now())).toEqual(rec);
     b.responses.sweep(Date.now());
     // Swept: not even a read with an old clock finds it.
-    expect(await b.responses.get("acme", old.id, 0)).toBeUndefined();
-    expect(await b.responses.get("acme", rec.id, Date.now())).toEqual(rec);
+    expect(await b.responses.get(live("acme"), old.id, 0)).toBeUndefined();
+    expect(await b.responses.get(live("acme"), rec.id, Date.now())).toEqual(rec);
     await b.close();
   });
 
@@ -168,10 +196,36 @@ describe("sqlite store: responses", () => {
     old.prepare("INSERT INTO responses VALUES (?, ?, ?, ?, ?, ?, 1, NULL, ?, ?, NULL)").run(was.id, was.project, was.createdAt, was.expiresAt, was.provider, was.model, JSON.stringify(was.response), JSON.stringify(was.input));
     old.close();
     const s = new SqliteStore(path);
-    expect(await s.responses.get("acme", was.id, Date.now())).toEqual(was);
+    expect(await s.responses.get(live("acme"), was.id, Date.now())).toEqual(was);
     const rec = record("resp_after", { native: true, projectKey: true });
     await s.responses.put(rec);
-    expect(await s.responses.get("acme", rec.id, Date.now())).toEqual(rec);
+    expect(await s.responses.get(live("acme"), rec.id, Date.now())).toEqual(rec);
+    await s.close();
+  });
+
+  it("a file of the release before sandbox keys had their own: its rows and items are live keys', new ones keep their kind", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "mg-resp-old-")), "g.db");
+    const old = new Database(path);
+    // The previous release's tables, as it made them.
+    old.exec(`CREATE TABLE responses (id TEXT PRIMARY KEY, project TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+      provider TEXT NOT NULL, model TEXT NOT NULL, native INTEGER NOT NULL, previous_id TEXT, response TEXT NOT NULL, input TEXT NOT NULL, full_output TEXT, project_key INTEGER);
+      CREATE TABLE response_items (project TEXT NOT NULL, item_id TEXT NOT NULL, response_id TEXT NOT NULL, expires_at INTEGER NOT NULL, item TEXT NOT NULL,
+      PRIMARY KEY (project, item_id))`);
+    const was = record("resp_before_kinds");
+    old.prepare("INSERT INTO responses VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, NULL, NULL)").run(was.id, was.project, was.createdAt, was.expiresAt, was.provider, was.model, JSON.stringify(was.response), JSON.stringify(was.input));
+    const fc = (was.response.output as Record<string, unknown>[])[0]!;
+    old.prepare("INSERT INTO response_items VALUES (?, ?, ?, ?, ?)").run(was.project, fc.id, was.id, was.expiresAt, JSON.stringify(fc));
+    old.close();
+    const s = new SqliteStore(path);
+    const sandbox = { project: "acme", sandbox: true };
+    expect(await s.responses.get(live("acme"), was.id, Date.now())).toEqual(was);
+    expect(await s.responses.get(sandbox, was.id, Date.now())).toBeUndefined();
+    expect((await s.responses.items(live("acme"), [`fc_${was.id}`], Date.now())).size).toBe(1);
+    expect((await s.responses.items(sandbox, [`fc_${was.id}`], Date.now())).size).toBe(0);
+    const sim = record("resp_after_kinds", { sandbox: true });
+    await s.responses.put(sim);
+    expect(await s.responses.get(sandbox, sim.id, Date.now())).toEqual(sim);
+    expect(await s.responses.get(live("acme"), sim.id, Date.now())).toBeUndefined();
     await s.close();
   });
 
@@ -184,7 +238,7 @@ describe("sqlite store: responses", () => {
     const s = new SqliteStore(path);
     const rec = { ...record("resp_migrated"), fullOutput: [{ type: "reasoning", id: "rs_m", summary: [], encrypted_content: "mgr1.x" }] };
     await s.responses.put(rec);
-    expect(await s.responses.get("acme", rec.id, Date.now())).toEqual(rec);
+    expect(await s.responses.get(live("acme"), rec.id, Date.now())).toEqual(rec);
     await s.close();
   });
 });

@@ -39,7 +39,31 @@ export interface ResponseRecord {
    * account's, never to be deleted with the gateway's key. Absent on a record saved before it was kept.
    */
   projectKey?: boolean;
+  /**
+   * Made with a sandbox key (the simulator's answer): only its project's sandbox keys see it, and they see no live
+   * key's record. Absent on a live key's record, and on every record saved before it was kept (those are live).
+   */
+  sandbox?: boolean;
   previousResponseId: string | null;
+}
+
+/**
+ * Whose records a request sees: its project's, of its kind of key. A project's sandbox keys have a key space of their
+ * own (as for idempotency and the response cache): another kind's id is absent, as another project's is.
+ */
+export interface ResponseOwner {
+  project: string;
+  sandbox: boolean;
+}
+
+/** Whether `rec` is `owner`'s: the same project, and made with the same kind of key. */
+export function ownedBy(rec: { project: string; sandbox?: boolean }, owner: ResponseOwner): boolean {
+  return rec.project === owner.project && (rec.sandbox === true) === owner.sandbox;
+}
+
+/** Who made `rec`, as a ResponseOwner. */
+export function ownerOf(rec: { project: string; sandbox?: boolean }): ResponseOwner {
+  return { project: rec.project, sandbox: rec.sandbox === true };
 }
 
 /** A stored output item found by its id (item_reference). */
@@ -54,12 +78,12 @@ export interface ResponseStore {
    * false when it was not kept: its id is another project's record (ownsId), which stays as it was.
    */
   put(rec: ResponseRecord): Promise<boolean>;
-  /** The caller's record, or undefined when unknown, expired or another project's. */
-  get(project: string, id: string, now: number): Promise<ResponseRecord | undefined>;
+  /** The caller's record, or undefined when unknown, expired, another project's or another kind of key's. */
+  get(owner: ResponseOwner, id: string, now: number): Promise<ResponseRecord | undefined>;
   /** Remove the caller's record and its item index; false when there was none. */
-  delete(project: string, id: string, now: number): Promise<boolean>;
-  /** Output items of the caller's project's live records, by item id (ids not found are absent). */
-  items(project: string, ids: string[], now: number): Promise<Map<string, StoredItem>>;
+  delete(owner: ResponseOwner, id: string, now: number): Promise<boolean>;
+  /** Output items of the caller's unexpired records (its project, its kind of key), by item id (ids not found are absent). */
+  items(owner: ResponseOwner, ids: string[], now: number): Promise<Map<string, StoredItem>>;
 }
 
 /** The (full) output items of a record that carry an id (the only ones an item_reference can name). */
@@ -69,11 +93,11 @@ export function outputItemsOf(rec: ResponseRecord): Record<string, unknown>[] {
 }
 
 /**
- * Whether `rec` may be saved over what the id holds now: nothing, or a record of the same project. Ids are the
- * upstream's on native models, so an upstream that repeats one (or picks another project's on purpose) must never
- * replace another project's record; the second project's record is then not kept, and put says so (its answer
- * then says store: false, as for any record that could not be kept).
+ * Whether `rec` may be saved over what the id holds now: nothing, or a record of the same project and kind of key.
+ * Ids are the upstream's on native models, so an upstream that repeats one (or picks another project's on purpose)
+ * must never replace another project's record, nor a live key's record a sandbox one; the second record is then not
+ * kept, and put says so (its answer then says store: false, as for any record that could not be kept).
  */
-export function ownsId(current: { project: string } | undefined, rec: ResponseRecord): boolean {
-  return current === undefined || current.project === rec.project;
+export function ownsId(current: { project: string; sandbox?: boolean } | undefined, rec: ResponseRecord): boolean {
+  return current === undefined || ownedBy(current, ownerOf(rec));
 }

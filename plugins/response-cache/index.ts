@@ -24,6 +24,7 @@ import { parseEntry, type CacheEntry } from "./entry.ts";
 import { cacheMetrics } from "./metrics.ts";
 import { keepOnceSent, keeping, type CacheState, type Keeping } from "./keep.ts";
 import { replayable } from "../../core/responses/replayable.ts";
+import { responseOwner } from "../../core/responses/owner.ts";
 import { answerGuard, checkAround, tapAnswerBeforeCheck, type AnswerGuard } from "../../core/pipeline/answer-guard.ts";
 import { guardedHit } from "./guarded-hit.ts";
 import { toServe } from "./copy.ts";
@@ -111,7 +112,7 @@ async function lookup(ctx: GatewayContext, key: string, state: State): Promise<C
 async function servable(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan): Promise<boolean> {
   if (ctx.endpoint === "responses") {
     try {
-      if (!(await replayable(ctx.gateway.store.responses, ctx.auth!.projectId, ctx.body, entry.response, Date.now()))) return false;
+      if (!(await replayable(ctx.gateway.store.responses, responseOwner(ctx), ctx.body, entry.response, Date.now()))) return false;
     } catch (err) {
       ctx.gateway.log.debug("response cache: stored responses unreadable; asking the provider", { requestId: ctx.requestId, error: String(err) });
       return false;
