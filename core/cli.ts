@@ -34,7 +34,8 @@ Usage:
     (--config F edits gateway.yaml in place; --url U calls a running gateway's admin API with --admin-key K or MG_ADMIN_KEY)
   model-gateway usage [--config gateway.yaml] [--project P] [--since 2026-11-01|7d|24h] [--until ...]
                       [--group-by project,key,model,provider,endpoint] [--bucket none|day|hour] [--sandbox] [--json]
-    (usage is kept per hour: --since 30m sums from the start of its hour; the range summed is said on stderr)
+    (usage is kept per hour: --since 30m sums from the start of its hour; the range summed is said on stderr, or
+                       with --json as each row's last fields, since/until)
   model-gateway plugin new NAME [--dir DIR] [--gateway SPEC]   (a plugin package: docs/plugins.md)
 
 Exit status: 0 done; 1 failed (a config with problems, a store, file or gateway that said no); 2 a usage error (a

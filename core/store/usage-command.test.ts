@@ -113,14 +113,21 @@ describe("usage command", () => {
     expect(text[2]).toMatch(/^tenant-b\s+ci\s+2\s+0\s+20\s+10\s+0\s+0\s+2$/);
   });
 
-  it("--since/--until inside an hour sum whole hours, and say so: the range summed on stderr and in each --json row", async () => {
+  it("--since/--until inside an hour sum whole hours, and say so: the range summed on stderr, or with --json last in each row and nothing on stderr", async () => {
     const file = await twoProjectsOneKeyId(); // five records 09:00-09:04 UTC, 2026-11-20
     const json = await runUsage(["--config", file, "--json", "--group-by", "project", "--since", "2026-11-20T09:30:00Z", "--until", "2026-11-20T09:45:00Z"]);
     expect(json.code).toBe(0);
     // The records before 09:30 are summed: the hour 09:00-10:00 is what the rollups hold.
-    expect((JSON.parse(json.out) as { project: string; requests: number; since: string; until: string }[]).map((r) => [r.project, r.requests, r.since, r.until]))
+    const rows = JSON.parse(json.out) as { project: string; requests: number; since: string; until: string }[];
+    expect(rows.map((r) => [r.project, r.requests, r.since, r.until]))
       .toEqual([["tenant-a", 3, "2026-11-20T09:00:00.000Z", "2026-11-20T10:00:00.000Z"], ["tenant-b", 2, "2026-11-20T09:00:00.000Z", "2026-11-20T10:00:00.000Z"]]);
-    expect(json.err).toBe("usage: summing whole hours, 2026-11-20T09:00:00.000Z to 2026-11-20T10:00:00.000Z (the ledger's usage is kept per hour; asked for 2026-11-20T09:30:00.000Z to 2026-11-20T09:45:00.000Z)\n");
+    // The range comes after the fields the rows had before it (scripts reading values by position keep working), and
+    // with --json the rows say it, so stderr stays empty (a `2>&1 | jq` still reads JSON).
+    expect(Object.keys(rows[0]!).slice(0, 2)).toEqual(["project", "requests"]);
+    expect(Object.keys(rows[0]!).slice(-2)).toEqual(["since", "until"]);
+    expect(json.err).toBe("");
+    const table = await runUsage(["--config", file, "--group-by", "project", "--since", "2026-11-20T09:30:00Z", "--until", "2026-11-20T09:45:00Z"]);
+    expect(table.err).toBe("usage: summing whole hours, 2026-11-20T09:00:00.000Z to 2026-11-20T10:00:00.000Z (the ledger's usage is kept per hour; asked for 2026-11-20T09:30:00.000Z to 2026-11-20T09:45:00.000Z)\n");
     // Whole hours given: nothing widened, nothing said.
     const whole = await runUsage(["--config", file, "--group-by", "project", "--since", "2026-11-20", "--until", "2026-11-21"]);
     expect(whole.code).toBe(0);

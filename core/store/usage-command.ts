@@ -1,7 +1,7 @@
 // `model-gateway usage [--config F] [--project P] [--since 2026-11-01 | 7d | 24h] [--until ...] [--group-by project,model]
 // [--bucket none|day|hour] [--sandbox] [--json]`: requests, errors, tokens and cost from the usage rollups of the
 // configured ledger (SQLite file, Redis, or Postgres with store.ledger) — never a scan of the records. The rollups are
-// hourly, so the range is whole hours: a widened one is said on stderr, and --json rows carry since/until.
+// hourly, so the range is whole hours: a widened one is said on stderr, or with --json carried by each row (since/until).
 import { parseArgs } from "node:util";
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
@@ -17,9 +17,6 @@ import type { UsageBucket, UsageDimension, UsageQuery, UsageRow } from "../contr
 
 /** A row as the command prints it (JSON): the group's dimensions flattened beside the sums, money as decimals. */
 export interface PrintedRow {
-  /** The range summed (--json), whole hours: the rollups the ledger is read from are hourly. */
-  since?: string;
-  until?: string;
   bucket?: string;
   project?: string;
   key?: string;
@@ -34,6 +31,12 @@ export interface PrintedRow {
   cacheWriteTokens: number;
   reasoningTokens: number;
   costUsd: string;
+  /**
+   * The range summed (--json), whole hours: the rollups the ledger is read from are hourly. Last, so a script that
+   * reads the fields by position still finds the earlier ones where they were.
+   */
+  since?: string;
+  until?: string;
 }
 
 /** "2026-11-01", an ISO timestamp (UTC without an offset), or a relative "30m", "24h", "7d" -> ms since the epoch. */
@@ -129,7 +132,7 @@ export function printable(rows: UsageRow[]): PrintedRow[] {
  */
 function* printedRows(rows: readonly UsageRow[], range?: { since: number; until: number }): Generator<PrintedRow> {
   const named = range ? { since: new Date(range.since).toISOString(), until: new Date(range.until).toISOString() } : {};
-  for (const r of rows) yield { ...named, ...printedRow(r) };
+  for (const r of rows) yield { ...printedRow(r), ...named };
 }
 
 /**
@@ -270,7 +273,8 @@ export async function usageCommand(argv: string[]): Promise<number> {
     const rows = nameToolCalls(read, q, groupBy);
     read = undefined; // the reader's rows are summed into `rows`: let them go before the output is made
     const summed = summedRange(since, until);
-    const note = widenedNote(values, { since, until }, summed);
+    // With --json the rows carry the range: stderr stays quiet for scripts that read it (2>&1 | jq) or fail on it.
+    const note = values.json ? undefined : widenedNote(values, { since, until }, summed);
     if (note) process.stderr.write(note);
     await writeOut(values.json ? jsonLines(printedRows(rows, summed)) : tableLines(() => printedRows(rows), groupBy, bucket !== "none"));
     return 0;
