@@ -121,6 +121,12 @@ export interface ProviderDriver {
    * through) in, `{ input_tokens }` out; never billed. A translated count would refuse what generateContent takes.
    */
   countGeminiTokens?: Operation;
+  /**
+   * POST {base_url}/responses/input_tokens (OpenAI's own count of a Responses request: hosted tools, file ids,
+   * conversations and previous_response_id counted where they live) with a Responses client's input fields in,
+   * `{ input_tokens }` out; never billed. Only for targets whose /responses passes through (nativeResponses).
+   */
+  countResponsesTokens?: Operation;
   embeddings?: Operation;
   rerank?: Operation;
   images?: Operation;

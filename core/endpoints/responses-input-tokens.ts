@@ -1,23 +1,35 @@
 // POST /api/v1/responses/input_tokens (the openai SDK's responses.inputTokens.count): a Responses request's input
 // counted on any language model, answered `{ object: "response.input_tokens", input_tokens }` as OpenAI answers it.
-// The count is the Messages count_tokens path (core/endpoints/count-tokens.ts, the driver's countTokens op: the
-// provider's own count, or a tokenizer; x-mg-token-count says which), reached by reading the request as a create is
-// translated for a Messages upstream (Responses -> chat -> Messages). previous_response_id is followed as a create
-// follows it, so a continuation counts its earlier turns. Not billed: like count_tokens, budget and metering skip it,
-// and rate limits charge one request and no tokens.
+// Each attempt counts what a create would send its target. A target whose create passes through to OpenAI's own
+// /responses (native_responses) gets the count there (the driver's countResponsesTokens: POST
+// /v1/responses/input_tokens), so hosted tools, file ids, a conversation and a previous_response_id that upstream
+// holds are counted where they live, and a continuation is sent as create sends it (by id to the upstream that made
+// the previous response, else the whole history: core/responses/native-history.ts). Any other target gets the
+// Messages count_tokens path (core/endpoints/count-tokens.ts, the driver's countTokens op: the provider's own count,
+// or a tokenizer), reached by reading the request as a create is translated for a Messages upstream (Responses ->
+// chat -> Messages), tool_choice included (a forced tool changes the tool prompt, and turns Claude's thinking off).
+// mcp tools the gateway runs are counted as the functions create offers (core/responses/mcp-count.ts). x-mg-token-count
+// says where the count came from. Not billed: like count_tokens, budget and metering skip it, and rate limits charge
+// one request and no tokens.
 import { validateResponses } from "../generated/validators.js";
 import { dispatch } from "../dispatch.ts";
-import { buildConversation } from "../responses/conversation.ts";
+import { GatewayError } from "../errors.ts";
+import { Unsupported, upstreamProtocolOf } from "../contracts/translator.ts";
+import type { ProviderResult } from "../contracts/provider.ts";
+import { buildConversation, type Conversation } from "../responses/conversation.ts";
 import { responseOwner } from "../responses/owner.ts";
+import { mcpAsCreateSends } from "../responses/mcp-count.ts";
+import { nativeRebuilt, sameUpstreamRebuilt, upstreamLostPrevious } from "../responses/native-history.ts";
+import { continuesByHistory } from "../responses/stored-view.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
 
 /**
- * The request fields that make up the input (OpenAI's InputTokenCountParams, less tool_choice, truncation and
- * personality, which change no token of it; previous_response_id is replaced by the turns it names). What only OpenAI can expand (conversation, a stored prompt) is kept so
- * the translator refuses it by name rather than counting a request without it.
+ * The request fields that make up the input (OpenAI's InputTokenCountParams; previous_response_id is followed as
+ * create follows it). A stored prompt, which only OpenAI expands and its count does not take, is kept so it is
+ * refused by name rather than counted without it.
  */
-const INPUT_FIELDS = ["model", "input", "instructions", "tools", "parallel_tool_calls", "text", "reasoning", "previous_response_id", "conversation", "prompt", "providerOptions"];
+const INPUT_FIELDS = ["model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "text", "reasoning", "truncation", "personality", "previous_response_id", "conversation", "prompt", "providerOptions"];
 
 function inputOf(body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -25,13 +37,37 @@ function inputOf(body: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** Each attempt's count: the request as a Messages count body, on the driver's countTokens (one function, see ctx.invoke). */
+/** What each attempt needs beyond ctx.body (the rebuilt conversation): the request as sent, and whether mcp was converted. */
+interface CountState { conv: Conversation; mcpConverted: boolean }
+const states = new WeakMap<GatewayContext, CountState>();
+
+/** The count at the native upstream, with the body create would send it (responses-state.ts serveWithState). */
+function countNatively(ctx: GatewayContext, state: CountState, send: (body: any) => Promise<ProviderResult>, provider: string): Promise<ProviderResult> {
+  if (ctx.body.prompt !== undefined) {
+    throw new Unsupported(new GatewayError(400, "INVALID_REQUEST", "prompt: OpenAI's input_tokens does not take a stored prompt, so this request cannot be counted with it; count the prompt's text as input instead", { details: { field: "prompt" } }));
+  }
+  const previous = state.conv.previous;
+  if (!previous) return send(ctx.body);
+  if (!(previous.native && previous.provider === provider)) return send(nativeRebuilt(ctx.body));
+  if (state.mcpConverted || continuesByHistory(ctx)) return send(sameUpstreamRebuilt(ctx.body));
+  // By id, as create continues it there; the upstream that lost it gets the whole history as kept.
+  return send(state.conv.passthrough).catch((e: unknown) => {
+    if (!upstreamLostPrevious(e)) throw e;
+    return send(nativeRebuilt(ctx.body));
+  });
+}
+
+/** Each attempt's count (one function, see ctx.invoke): natively where create passes through, else as Messages. */
 const countOn: NonNullable<GatewayContext["invoke"]> = (ctx, driver, _op, target, call) => {
+  const state = states.get(ctx)!;
+  if (driver.countResponsesTokens && upstreamProtocolOf(driver, "responses", target) === "responses") {
+    return countNatively(ctx, state, (body) => driver.countResponsesTokens!(body, target, call), target.provider);
+  }
   if (!driver.countTokens) return undefined; // dispatch passes over a provider that cannot count
   const opts = { cacheMarkers: false, cacheAuto: false, driverProtocol: driver.protocol, provider: target.provider };
   const t = ctx.gateway.translators.responses.messages!.request(ctx.body, target, opts);
   // What is counted is the input: the output limit and sampling settings the translation adds play no part.
-  const { max_tokens: _max, stream: _stream, temperature: _t, top_p: _p, stop_sequences: _s, metadata: _m, tool_choice: _tc, ...count } = t.body as Record<string, unknown>;
+  const { max_tokens: _max, stream: _stream, temperature: _t, top_p: _p, stop_sequences: _s, metadata: _m, ...count } = t.body as Record<string, unknown>;
   const body = { ...count, model: ctx.body.model, ...(ctx.body.providerOptions ? { providerOptions: ctx.body.providerOptions } : {}) };
   // A URL the upstream will not fetch itself is downloaded first, as for a create.
   const ready = t.download ? t.download(ctx.config.server.urlFetch, call.signal) : Promise.resolve();
@@ -41,6 +77,8 @@ const countOn: NonNullable<GatewayContext["invoke"]> = (ctx, driver, _op, target
 async function terminal(ctx: GatewayContext): Promise<void> {
   const conv = await buildConversation(ctx.gateway.store.responses, responseOwner(ctx), inputOf(ctx.body), Date.now());
   ctx.body = conv.rebuilt;
+  const mcpConverted = await mcpAsCreateSends(ctx);
+  states.set(ctx, { conv, mcpConverted });
   ctx.invoke = countOn;
   await dispatch(ctx, "countTokens");
   const r = ctx.response;
@@ -48,7 +86,6 @@ async function terminal(ctx: GatewayContext): Promise<void> {
   const { input_tokens, providerMetadata } = r.body as { input_tokens: number; providerMetadata?: unknown };
   ctx.response = { ...r, body: { object: "response.input_tokens", input_tokens, ...(providerMetadata ? { providerMetadata } : {}) } };
 }
-
 export const responsesInputTokensEndpoint: EndpointSpec = {
   kind: "count_tokens",
   method: "POST",

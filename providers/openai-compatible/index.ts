@@ -13,6 +13,7 @@ import { openaiImages } from "./images.ts";
 import { openaiVideos } from "./videos.ts";
 import { openaiCountTokens } from "./count-tokens.ts";
 import { deleteOpenAIResponse, openaiResponses } from "./responses.ts";
+import { openaiCountResponsesTokens } from "./responses-input-tokens.ts";
 import { openaiModerations } from "./moderations.ts";
 import { genAiProviderOf, mayObjectArguments } from "./host-conventions.ts";
 import { stringifyToolArguments } from "./tool-arguments.ts";
@@ -50,6 +51,7 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
     ...(config.flavor === "azure" ? {} : {
       responses: (body: any, target: Target, call: CallOptions) => openaiResponses(client, config, name, body, target, call),
       deleteResponse: (id: string, target: Target, signal: AbortSignal) => deleteOpenAIResponse(client, config, name, id, target, signal),
+      countResponsesTokens: (body: any, target: Target, call: CallOptions) => openaiCountResponsesTokens(client, config, name, body, target, call),
     }),
     // Azure has no /moderations (its content filters are a service of their own).
     ...(config.flavor === "azure" ? {} : { moderations: (body: any, target: Target, call: CallOptions) => openaiModerations(client, config, name, body, target, call) }),

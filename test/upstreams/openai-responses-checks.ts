@@ -18,6 +18,12 @@ export const KNOWN_PARAMS = new Set([
   "top_p", "truncation", "user",
 ]);
 
+/** Every parameter POST /v1/responses/input_tokens accepts: openai 6.x InputTokenCountParams. */
+export const COUNT_PARAMS = new Set([
+  "conversation", "input", "instructions", "model", "parallel_tool_calls", "personality", "previous_response_id",
+  "reasoning", "text", "tool_choice", "tools", "truncation",
+]);
+
 /** Tool types the API knows (function tools are flat: name, parameters at the top). */
 export const TOOL_TYPES = [
   "function", "file_search", "computer", "computer_use_preview", "web_search", "web_search_2025_08_26", "mcp",
@@ -27,9 +33,10 @@ export const TOOL_TYPES = [
 
 const bad = (message: string, param: string | null, code: string | null = null, status = 400): ResponsesRequestError => ({ status, message, param, code });
 
-export function paramsError(body: any): ResponsesRequestError | undefined {
+/** The body's own checks; `known`: the route's parameters (a create's, or the count's COUNT_PARAMS). */
+export function paramsError(body: any, known: Set<string> = KNOWN_PARAMS): ResponsesRequestError | undefined {
   if (!body || typeof body !== "object" || Array.isArray(body)) return bad("We could not parse the JSON body of your request.", null, "invalid_json");
-  for (const k of Object.keys(body)) if (!KNOWN_PARAMS.has(k)) return bad(`Unknown parameter: '${k}'.`, k, "unknown_parameter");
+  for (const k of Object.keys(body)) if (!known.has(k)) return bad(`Unknown parameter: '${k}'.`, k, "unknown_parameter");
   if (typeof body.model !== "string" || !body.model) return bad("Missing required parameter: 'model'.", "model", "missing_required_parameter");
   const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
   for (let i = 0; i < tools.length; i++) {

@@ -4,13 +4,14 @@
 // no [DONE]) in the real order with item_id / output_index / content_index, function_call items with call_id,
 // reasoning items (encrypted_content when `include` asks), a web_search_call for the web_search tool, usage with
 // cached and reasoning details, OpenAI's error bodies, and its own stored responses so a passed-through
-// previous_response_id works (404 previous_response_not_found otherwise). Requests are recorded on the fake
-// (`requests`); `failures` apply to /responses requests as to chat ones.
+// previous_response_id works (404 previous_response_not_found otherwise). POST /v1/responses/input_tokens counts a
+// request as a create with the same fields reports its usage.input_tokens, after the same checks (its own parameter
+// list). Requests are recorded on the fake (`requests`); `failures` apply to /responses requests as to chat ones.
 import type { ServerResponse } from "node:http";
 import { randomBytes } from "node:crypto";
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions, type RecordedRequest } from "./openai.ts";
 import { sampleFor, toolInput } from "./schema-sample.ts";
-import { conversationError, modelParamsError, paramsError, type ResponsesRequestError } from "./openai-responses-checks.ts";
+import { conversationError, COUNT_PARAMS, modelParamsError, paramsError, type ResponsesRequestError } from "./openai-responses-checks.ts";
 import { conversationText, type AgentScript } from "./scripted-agent.ts";
 
 export const RESPONSES_TEXT = "Hello from the fake Responses upstream, streaming word by word.";
@@ -80,6 +81,12 @@ const verifyEncrypted = (s: string) => {
     return false;
   }
 };
+
+/** The input tokens of a request over `conversation`: what a create reports and the count answers. */
+function inputTokensOf(body: any, conversation: any[]): number {
+  const tools: any[] = Array.isArray(body.tools) ? body.tools : [];
+  return Math.max(1, JSON.stringify([body.instructions ?? null, tools, conversation]).length >> 2);
+}
 
 interface Answer {
   output: any[];
@@ -166,7 +173,7 @@ function answer(body: any, conversation: any[], cachedTokens: number, script?: A
     });
     outputTokens += ws.length;
   }
-  const input = Math.max(1, JSON.stringify([body.instructions ?? null, tools, conversation]).length >> 2);
+  const input = inputTokensOf(body, conversation);
   const cached = Math.min(cachedTokens, input);
   return {
     output, pieces, status,
@@ -267,7 +274,8 @@ export function serveResponses(fake: FakeOpenAI, opts: { eventDelayMs?: number }
       return;
     }
     const path = rec.path.split("?")[0]!;
-    const m = /^\/v1\/responses(?:\/([^/]+)(\/input_items)?)?$/.exec(path);
+    const counting = path === "/v1/responses/input_tokens" && rec.method === "POST";
+    const m = counting ? ["", undefined] : /^\/v1\/responses(?:\/([^/]+)(\/input_items)?)?$/.exec(path);
     if (!m || (m[1] === undefined && rec.method !== "POST") || (m[1] !== undefined && rec.method === "POST")) {
       send(res, 404, errorBody({ message: `Invalid URL (${rec.method} ${rec.path})`, param: null, code: "unknown_url" }));
       return;
@@ -289,7 +297,7 @@ export function serveResponses(fake: FakeOpenAI, opts: { eventDelayMs?: number }
     }
 
     const body = rec.body;
-    const invalid = paramsError(body) ?? modelParamsError(body);
+    const invalid = paramsError(body, counting ? COUNT_PARAMS : undefined) ?? modelParamsError(body);
     if (invalid) return send(res, invalid.status, errorBody(invalid));
     let history: any[] = [];
     if (typeof body.previous_response_id === "string") {
@@ -312,6 +320,8 @@ export function serveResponses(fake: FakeOpenAI, opts: { eventDelayMs?: number }
     const conversation = [...history, ...input];
     const convError = conversationError(conversation, held(), verifyEncrypted);
     if (convError) return send(res, convError.status, errorBody(convError));
+
+    if (counting) return send(res, 200, { object: "response.input_tokens", input_tokens: inputTokensOf(body, conversation) });
 
     const id = `resp_${hex(24)}`;
     const a = answer(body, conversation, state.cachedTokens, fake.script);
