@@ -31,6 +31,8 @@ let reorderedSchemas = false;
 let failLists = false;
 /** The servers list one more tool, "deep", whose inputSchema nests this many levels (0: none). */
 let deepSchema = 0;
+/** The deep tool's schema has, before its deep property, one whose default is 1e999 (Infinity once parsed). */
+let infBeforeDeep = false;
 
 /** {"type":"object","properties":{"a": …}} nested `depth` times, as JSON text (the SDK's server would overflow on it). */
 const nestedJson = (depth: number) => `${'{"type":"object","properties":{"a":'.repeat(depth)}{"type":"object"}${"}}".repeat(depth)}`;
@@ -60,9 +62,15 @@ beforeAll(async () => {
     if (deepSchema && message?.method === "tools/list") {
       // Written by hand: the list with a "deep" tool beside the usual ones.
       const usual = '{"name":"throw","inputSchema":{"type":"object"}},{"name":"hang","inputSchema":{"type":"object"}},{"name":"big","inputSchema":{"type":"object"}}';
-      const body = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"tools":[${usual},{"name":"deep","inputSchema":${nestedJson(deepSchema)}}]}}`;
+      const schema = infBeforeDeep ? nestedJson(deepSchema).replace('"properties":{', '"properties":{"aa":{"type":"number","default":1e999},') : nestedJson(deepSchema);
+      const body = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"tools":[${usual},{"name":"deep","inputSchema":${schema}}]}}`;
       return void res.writeHead(200, { "content-type": "application/json" }).end(body);
     }
+    if (req.url === "/admin/v1/config") {
+      // Not an MCP server: an internal service on the same host, as the gateway's admin API answers.
+      return void res.writeHead(401, { "content-type": "application/json" }).end('{"error":{"code":"INVALID_API_KEY","message":"Missing admin key: send Authorization: Bearer mg_admin_…"}}');
+    }
+    if (req.url === "/metrics") return void res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end("# HELP internal_secret_total x\n");
     const server = rawServer();
     // /mcp answers a POST with JSON, /sse with an event stream (the SDK server's default).
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !req.url?.startsWith("/sse") });
@@ -310,6 +318,52 @@ describe("a listed tool nested past a request body's bound (128 levels)", () => 
     } finally {
       deepSchema = 0;
       process.off("unhandledRejection", onUnhandled);
+      await u.close();
+    }
+  });
+});
+
+describe("a client's server (server_url) on an allowed host that is not an MCP server", () => {
+  it("is told only the HTTP status or that no MCP answer came, never the body or content type; the log keeps them", async () => {
+    const warned: Array<{ msg: string; fields: any }> = [];
+    const log = { ...(quiet as object), warn: (msg: string, fields: unknown) => void warned.push({ msg, fields }) } as never;
+    for (const [path, told] of [
+      ["/admin/v1/config", 'could not connect to MCP server "x": the server answered HTTP 401, not as an MCP server'],
+      ["/metrics", 'could not connect to MCP server "x": the server did not answer as an MCP server'],
+    ] as const) {
+      const u = new Upstream({ kind: "http", name: "x", url: url.replace("/mcp", path), transport: "streamable_http", headers: {}, timeoutMs: 2000, maxTotalMs: 2000 }, log, () => {}, fetch);
+      try {
+        const err = await u.tools().catch((e) => e);
+        expect(err).toBeInstanceOf(ConnectFailedError);
+        expect(err.message).toBe(told);
+        expect(err.message).not.toMatch(/admin key|text\/plain|internal_secret/);
+      } finally {
+        await u.close();
+      }
+    }
+    expect(warned.map((w) => w.fields.error).join("\n")).toMatch(/Missing admin key[\s\S]*text\/plain/);
+  });
+
+  it("a configured server (gateway.yaml) still says the whole failure: the operator's own", async () => {
+    const u = new Upstream({ kind: "http", name: "cfg", url: url.replace("/mcp", "/admin/v1/config"), transport: "streamable_http", headers: {}, timeoutMs: 2000, maxTotalMs: 2000 }, quiet, () => {});
+    try {
+      expect((await u.tools().catch((e) => e)).message).toMatch(/Missing admin key/);
+    } finally {
+      await u.close();
+    }
+  });
+});
+
+describe("a listed tool with a 1e999 default before its deep property", () => {
+  it("still fails a client's server's list naming the tool (the number did not end the depth check)", async () => {
+    const u = new Upstream({ kind: "http", name: "x", url, transport: "streamable_http", headers: {}, timeoutMs: 5000, maxTotalMs: 5000 }, quiet, () => {}, fetch);
+    deepSchema = 5000;
+    infBeforeDeep = true;
+    try {
+      await expect(u.tools()).rejects.toThrow('tool "deep": its inputSchema nests deeper than 128 levels');
+    } finally {
+      deepSchema = 0;
+      infBeforeDeep = false;
       await u.close();
     }
   });

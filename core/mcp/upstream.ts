@@ -23,6 +23,7 @@ import { PendingRequests } from "./pending-requests.ts";
 import { listWaitMs } from "./list-wait-bound.ts";
 import { canonicalJson } from "../http/canonical-json.ts";
 import { withinDepth } from "./list-depth.ts";
+import { clientCallError, clientConnectError } from "./client-error.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
 
@@ -216,10 +217,12 @@ export class Upstream {
       await bounded(client.connect(transport, { timeout: this.spec.timeoutMs }), this.spec.timeoutMs, "connecting");
     } catch (err) {
       const previous = this.lastError;
-      this.lastError = this.connectError(err);
+      const detail = this.connectError(err);
+      // A client's server (server_url) is told no text of what answered: the log keeps it for the operator.
+      this.lastError = this.fetchImpl ? clientConnectError(err) : detail;
       await client.close().catch(() => {});
       // Said once per distinct failure: a local server that cannot start is retried with backoff, for ever.
-      if (this.lastError !== previous) this.log.warn("mcp server could not connect", { server: this.name, error: this.lastError });
+      if (this.lastError !== previous) this.log.warn("mcp server could not connect", { server: this.name, error: detail });
       this.failed();
       throw new ConnectFailedError(`could not connect to MCP server "${this.name}": ${this.lastError}`);
     }
@@ -362,7 +365,7 @@ export class Upstream {
       const out: T[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const r = await fetchPage(client, cursor);
+        const r = await fetchPage(client, cursor).catch((err) => { throw this.toldToClient(err, kind); });
         out.push(...r.items);
         if (!r.nextCursor) break;
         cursor = r.nextCursor;
@@ -469,8 +472,16 @@ export class Upstream {
         onprogress: o.onprogress ?? (() => {}),
       })) as CallToolResult;
     } catch (err) {
-      throw this.errorAnswers.classify(err);
+      throw this.toldToClient(this.errorAnswers.classify(err), "call");
     }
+  }
+
+  /** A client's server's HTTP failure, as the tenant may see it (core/mcp/client-error.ts); the full text logged. */
+  private toldToClient(err: unknown, what: string): unknown {
+    if (!this.fetchImpl) return err;
+    const told = clientCallError(err);
+    if (told !== err) this.log.warn("mcp server answered over HTTP with an error", { server: this.name, what, error: String((err as Error)?.message ?? err) });
+    return told;
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, signal?: AbortSignal): Promise<GetPromptResult> {
