@@ -2,19 +2,21 @@
 // increase() count only changes between scrapes, so a series born at its first count loses that count: the first
 // 502s of a model never fire an `increase(...{code="502"}[5m]) > 0` alert, a project's first spend shows $0. The
 // label sets are bounded by the config, never by traffic (README "Operating it" lists them):
-// - gateway_requests_total: each routable model on its primary endpoint's provider, on every endpoint its type is
-//   served on, with code 200 and 502 (the gateway's own 5xx);
+// - gateway_requests_total: each servable model on the provider a request is routed to first today (its first
+//   configured endpoint not retired: the router's own order), on every endpoint its type is served on, with code 200
+//   and 502 (the gateway's own 5xx, which covers a failing upstream);
 // - gateway_tokens_total: the same (model, provider), input and output (language models: cache_read and cache_write
 //   too when the endpoint prices them; embeddings: input);
-// - gateway_upstream_duration_seconds: the same (provider, model) with outcome="error" (a histogram is 20 series per
-//   label set, so its ok series is left to be born with the first answer);
 // - with metrics.project_labels, the per-project series for each project whose allow_models lists exact model ids
 //   (a project allowed every model, or a pattern, gets none: the cross product would grow with the catalog).
-// A set a reload no longer names goes, unless it was counted meanwhile (metrics-cells.ts CellCounter.seed).
-import type { Histogram } from "prom-client";
+// A model with no endpoint left (every one retired: a 404) gets none. When a `retires:` day comes while the process
+// runs, the series are seeded again at its 00:00 UTC, so they follow the router to the next endpoint. Histograms are
+// not seeded: 20 series per label set, for what requests_total's code="502" already shows. A set a reload (or a
+// retirement) no longer names goes, unless it was counted meanwhile (metrics-cells.ts CellCounter.seed).
 import type { RuntimeConfig, ModelRuntime } from "./config/runtime.ts";
 import type { Metrics } from "./metrics.ts";
 import { usageCounters } from "./metering/meter.ts";
+import { liveConfiguredEndpoints } from "./config/retirement.ts";
 
 /** The endpoints (the `endpoint` label) each model type is served on. */
 const ENDPOINTS_OF: Record<ModelRuntime["type"], readonly string[]> = {
@@ -25,24 +27,26 @@ const ENDPOINTS_OF: Record<ModelRuntime["type"], readonly string[]> = {
   video: ["videos"],
 };
 
-/** The codes a request of a routable model is seeded with: success, and the gateway's own 5xx (upstream failed). */
+/** The codes a request of a servable model is seeded with: success, and the gateway's own 5xx (upstream failed). */
 const SEEDED_CODES = ["200", "502"];
 
 export interface SeededSeries {
   requests: string[][];
   tokens: string[][];
-  upstreamErrors: { provider: string; model: string }[];
   projectTokens: string[][];
   projectCost: string[][];
 }
 
-/** The label sets of `config`, each in its metric's label order. */
-export function seededSeries(config: Pick<RuntimeConfig, "models" | "projects" | "metrics">): SeededSeries {
-  const out: SeededSeries = { requests: [], tokens: [], upstreamErrors: [], projectTokens: [], projectCost: [] };
+type SeededConfig = Pick<RuntimeConfig, "models" | "projects" | "metrics">;
+
+/** The label sets of `config` at `now`, each in its metric's label order. */
+export function seededSeries(config: SeededConfig, now = Date.now()): SeededSeries {
+  const out: SeededSeries = { requests: [], tokens: [], projectTokens: [], projectCost: [] };
   const directions = new Map<string, string[]>();
   for (const m of config.models.values()) {
-    const primary = m.endpoints[0];
-    if (!primary) continue; // no enabled provider: not routable (sandbox keys reach it through sim, not billed)
+    // The router's first target for a request with no routing options: the first live endpoint of an enabled provider.
+    const primary = liveConfiguredEndpoints(m, now)[0];
+    if (!primary) continue; // no enabled provider, or every endpoint retired (a 404): nothing to serve it (sandbox keys go to sim, not billed)
     const provider = primary.provider;
     for (const endpoint of ENDPOINTS_OF[m.type] ?? []) for (const code of SEEDED_CODES) out.requests.push([endpoint, m.id, provider, code]);
     const dirs = m.type === "language"
@@ -50,7 +54,6 @@ export function seededSeries(config: Pick<RuntimeConfig, "models" | "projects" |
       : m.type === "embedding" ? ["input"] : [];
     directions.set(m.id, dirs);
     for (const d of dirs) out.tokens.push([d, m.id, provider]);
-    out.upstreamErrors.push({ provider, model: m.id });
   }
   if (!config.metrics.projectLabels) return out;
   for (const p of config.projects.values()) {
@@ -66,27 +69,23 @@ export function seededSeries(config: Pick<RuntimeConfig, "models" | "projects" |
   return out;
 }
 
-/** The upstream histogram's seeded sets, per registry's histogram: the last seeding's, to drop those a reload no longer names. */
-const seededUpstream = new WeakMap<Histogram<string>, Map<string, { provider: string; model: string; outcome: string }>>();
-
-/** Show the upstream histogram's error series at 0; drop the last seeding's sets no longer named that saw no attempt. */
-async function seedUpstream(h: Histogram<"provider" | "model" | "outcome">, sets: { provider: string; model: string }[]): Promise<void> {
-  const next = new Map(sets.map((s) => [`${s.provider}\n${s.model}`, { ...s, outcome: "error" }]));
-  const last = seededUpstream.get(h);
-  seededUpstream.set(h, next);
-  for (const labels of next.values()) h.zero(labels);
-  const gone = [...(last ?? new Map()).entries()].filter(([k]) => !next.has(k)).map(([, v]) => v);
-  if (!gone.length) return;
-  const counts = (await h.get()).values.filter((v) => (v as { metricName?: string }).metricName?.endsWith("_count") && v.labels.outcome === "error");
-  for (const labels of gone) {
-    const observed = counts.find((v) => v.labels.provider === labels.provider && v.labels.model === labels.model)?.value ?? 0;
-    if (observed === 0) h.remove(labels);
+/** The next `retires:` instant after `now` among the config's models: the seeds change then. */
+export function nextRetirement(config: Pick<RuntimeConfig, "models">, now: number): number | undefined {
+  let next: number | undefined;
+  for (const m of config.models.values()) {
+    for (const at of m.retiresAt ?? []) if (at !== undefined && at > now && (next === undefined || at < next)) next = at;
   }
+  return next;
 }
 
+/** setTimeout's longest delay (about 24.8 days); a later day is reached by waking up and scheduling again. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+/** The re-seeding scheduled for each gateway's metrics: the last seeding's config replaces the one before. */
+const reseeds = new WeakMap<Metrics, NodeJS.Timeout>();
+
 /** Seed the series `config` determines (at start and after every reload). */
-export async function seedConfigSeries(metrics: Metrics, config: Pick<RuntimeConfig, "models" | "projects" | "metrics">): Promise<void> {
-  const s = seededSeries(config);
+export async function seedConfigSeries(metrics: Metrics, config: SeededConfig, now = Date.now()): Promise<void> {
+  const s = seededSeries(config, now);
   metrics.requests.seed(s.requests);
   metrics.tokens.seed(s.tokens);
   // Registered only with project_labels (usage-metering's setup drops them when it goes off, and so their seeds).
@@ -95,5 +94,16 @@ export async function seedConfigSeries(metrics: Metrics, config: Pick<RuntimeCon
     counters.tokens.seed(s.projectTokens);
     counters.cost.seed(s.projectCost);
   }
-  await seedUpstream(metrics.upstream, s.upstreamErrors);
+  scheduleReseed(metrics, config, now);
+}
+
+/** Seed again when the config's next `retires:` day comes (unref'd: it never keeps the process alive). */
+function scheduleReseed(metrics: Metrics, config: SeededConfig, now: number): void {
+  clearTimeout(reseeds.get(metrics));
+  reseeds.delete(metrics);
+  const at = nextRetirement(config, now);
+  if (at === undefined) return;
+  const timer = setTimeout(() => void seedConfigSeries(metrics, config).catch(() => {}), Math.min(at - now, MAX_DELAY_MS));
+  timer.unref();
+  reseeds.set(metrics, timer);
 }

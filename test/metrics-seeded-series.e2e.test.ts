@@ -15,13 +15,20 @@ let gw: TestGateway;
 
 const config = (over: { embed?: boolean; projectLabels?: boolean } = {}) => ({
   store: { kind: "memory" },
-  providers: { up: { protocol: "openai", base_url: fake.baseUrl, api_key: "sk-fake-upstream" } },
+  providers: {
+    up: { protocol: "openai", base_url: fake.baseUrl, api_key: "sk-fake-upstream" },
+    old: { protocol: "openai", base_url: fake.baseUrl, api_key: "sk-fake-old" },
+  },
   models: {
     "t/chat": { endpoints: [{ provider: "up", model: "m", pricing: { input: "0.000002", output: "0.00001", input_cache_read: "0.0000002" } }] },
+    // Its first endpoint has retired: the router sends it to the second, so the seeds go there.
+    "t/moved": { endpoints: [{ provider: "old", model: "m", retires: "2020-01-01" }, { provider: "up", model: "m" }] },
+    // Every endpoint retired: a 404, so nothing to seed.
+    "t/gone": { endpoints: [{ provider: "up", model: "m", retires: "2020-01-01" }] },
     ...(over.embed === false ? {} : { "t/embed": { type: "embedding", endpoints: [{ provider: "up", model: "e", pricing: { input: "0.0000001" } }] } }),
   },
   projects: {
-    listed: { keys: [keyEntry("k", KEY)], allow_models: ["t/chat", "t/embed"] },
+    listed: { keys: [keyEntry("k", KEY)], allow_models: ["t/chat", "t/embed", "t/moved", "t/gone"] },
     open: { keys: [keyEntry("k2", testKey("seeded-open"))], allow_models: ["*"] },
   },
   metrics: { project_labels: over.projectLabels ?? true },
@@ -59,7 +66,7 @@ afterAll(async () => {
 });
 
 describe("series the config determines", () => {
-  it("are on /metrics at 0 before any request: requests 200/502 per endpoint, tokens, upstream errors, per-project cost of listed models, cache hit/miss", async () => {
+  it("are on /metrics at 0 before any request: requests 200/502 per endpoint, tokens, per-project cost of listed models, cache hit/miss", async () => {
     const text = await scrape();
     for (const endpoint of ["chat", "messages", "responses", "gemini"]) {
       for (const code of ["200", "502"]) expect(value(text, `gateway_requests_total{endpoint="${endpoint}",model="t/chat",provider="up",code="${code}"}`)).toBe(0);
@@ -69,13 +76,26 @@ describe("series the config determines", () => {
     for (const d of ["input", "output", "cache_read"]) expect(value(text, `gateway_tokens_total{direction="${d}",model="t/chat",provider="up"}`)).toBe(0);
     expect(value(text, 'gateway_tokens_total{direction="cache_write",model="t/chat",provider="up"}')).toBeUndefined(); // not priced
     expect(value(text, 'gateway_tokens_total{direction="input",model="t/embed",provider="up"}')).toBe(0);
-    expect(value(text, 'gateway_upstream_duration_seconds_count{provider="up",model="t/chat",outcome="error"}')).toBe(0);
+    // No histogram is seeded (20 series per label set): requests_total's code="502" shows the failures.
+    expect(text).not.toContain("gateway_upstream_duration_seconds_count{");
     expect(value(text, 'gateway_project_cost_usd_total{project="listed",model="t/chat"}')).toBe(0);
     expect(value(text, 'gateway_project_tokens_total{project="listed",model="t/chat",direction="output"}')).toBe(0);
     // A project allowed every model gets none: the cross product would grow with the catalog.
     expect(text).not.toMatch(/project="open"/);
     expect(value(text, 'gateway_cache_requests_total{endpoint="chat",result="hit"}')).toBe(0);
     expect(value(text, 'gateway_cache_requests_total{endpoint="chat",result="miss"}')).toBe(0);
+  });
+
+  it("go to the provider the router uses today: past a retired first endpoint, and none for a model with every endpoint retired", async () => {
+    const text = await scrape();
+    expect(value(text, 'gateway_requests_total{endpoint="chat",model="t/moved",provider="up",code="200"}')).toBe(0);
+    expect(value(text, 'gateway_tokens_total{direction="input",model="t/moved",provider="up"}')).toBe(0);
+    expect(text).not.toContain('provider="old"');
+    expect(text).not.toContain('model="t/gone"');
+    // A request to the moved model counts on its seeded series.
+    const r = await postJson(`${gw.baseURL}/chat/completions`, { model: "t/moved", messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
+    expect(r.status).toBe(200);
+    expect(value(await scrape(), 'gateway_requests_total{endpoint="chat",model="t/moved",provider="up",code="200"}')).toBe(1);
   });
 
   it("a request counts on its seeded series (one series, not a second)", async () => {
