@@ -30,6 +30,7 @@ import { droppedEveryProject } from "./config/reload-guard.ts";
 import { describeEgress } from "./net/egress-proxy.ts";
 import { PluginSetupError } from "./pipeline/setup-error.ts";
 import { PLUGIN_SETUP_TIMEOUT_MS, settleWithin } from "./pipeline/setup-bound.ts";
+import { PLUGIN_TEARDOWN_TIMEOUT_MS, tearDownPlugin } from "./pipeline/teardown-bound.ts";
 
 export interface Snapshot {
   readonly config: LoadedConfig;
@@ -62,6 +63,8 @@ export interface GatewayOptions {
   env?: Record<string, string | undefined>;
   /** The bound on a third-party plugin's setup (default PLUGIN_SETUP_TIMEOUT_MS; tests shorten it). */
   pluginSetupTimeoutMs?: number;
+  /** How long a third-party plugin's teardown may take (PLUGIN_TEARDOWN_TIMEOUT_MS); shortened by tests. */
+  pluginTeardownTimeoutMs?: number;
 }
 
 interface CachedDriver { key: string; driver: ProviderDriver; users: Set<Snapshot> }
@@ -82,6 +85,7 @@ export class Gateway implements GatewayHandle {
   readonly log: Logger;
   private readonly env?: Record<string, string | undefined>;
   private readonly pluginSetupTimeoutMs: number;
+  private readonly pluginTeardownTimeoutMs: number;
   private current!: Snapshot;
   private lastReloadStatus?: ReloadStatus;
   /** Reloads started, and the latest of them that has installed its config or been refused. */
@@ -103,6 +107,7 @@ export class Gateway implements GatewayHandle {
     this.log = opts.logger ?? createLogger();
     this.env = opts.env;
     this.pluginSetupTimeoutMs = opts.pluginSetupTimeoutMs ?? PLUGIN_SETUP_TIMEOUT_MS;
+    this.pluginTeardownTimeoutMs = opts.pluginTeardownTimeoutMs ?? PLUGIN_TEARDOWN_TIMEOUT_MS;
   }
 
   static async create(config: LoadedConfig, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -398,18 +403,15 @@ export class Gateway implements GatewayHandle {
   /** A setup that finished after its bound had passed: its config was refused, so what it set up is released. */
   private tearDownLate(def: ResolvedPlugin["def"], name: string, state: unknown): void {
     this.log.warn(`plugin ${name} setup finished after its bound had passed; tearing it down`);
-    Promise.resolve()
-      .then(() => def.teardown?.(state))
-      .catch((err) => this.log.warn(`plugin ${name} teardown failed`, { error: String(err) }));
+    void tearDownPlugin({ name, teardown: def.teardown && (() => def.teardown!(state)) }, this.log, this.pluginTeardownTimeoutMs);
   }
 
   private async dispose(s: Snapshot): Promise<void> {
+    // Each third-party teardown is bounded (./pipeline/teardown-bound.ts): one that never settles held a shutdown,
+    // and a reload's release of the old config's connections, for ever.
     for (const p of s.plugins) {
-      try {
-        await p.def.teardown?.(p.instance.state);
-      } catch (err) {
-        this.log.warn(`plugin ${p.def.name} teardown failed`, { error: String(err) });
-      }
+      const { def, instance, trusted } = p;
+      await tearDownPlugin({ name: def.name, teardown: def.teardown && (() => def.teardown!(instance.state)), trusted }, this.log, this.pluginTeardownTimeoutMs);
     }
     for (const [key, cached] of this.drivers) {
       cached.users.delete(s);
