@@ -1,5 +1,7 @@
 // Prometheus metrics, one registry per gateway (tests run several in one process).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { CounterConfiguration, GaugeConfiguration, HistogramConfiguration } from "prom-client";
+import { registeredMetric } from "./metric-reuse.ts";
 import { CellCounter, InFlightGauge } from "./metrics-cells.ts";
 import { ScrapeWatch } from "./scrape-watch.ts";
 
@@ -94,5 +96,25 @@ export class Metrics {
     this.configRestartPending.set(0);
     this.configLastReloadTime.set(Date.now() / 1000);
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  // For plugins: their setup runs again at every reload, so `new Counter({ registers: [registry] })` there fails the
+  // second time ("already registered") and every reload after it is refused. These return the metric registered under
+  // that name by an earlier setup (same kind and label names; a given `collect` replaces the old one), else register
+  // it in this registry: the counts go on across reloads.
+
+  /** The counter `config.name`: the one an earlier setup registered, or a new one. */
+  counter<T extends string = string>(config: Omit<CounterConfiguration<T>, "registers">): Counter<T> {
+    return registeredMetric(this.registry, Counter, config);
+  }
+
+  /** The gauge `config.name`: the one an earlier setup registered, or a new one. */
+  gauge<T extends string = string>(config: Omit<GaugeConfiguration<T>, "registers">): Gauge<T> {
+    return registeredMetric(this.registry, Gauge, config);
+  }
+
+  /** The histogram `config.name`: the one an earlier setup registered (its buckets), or a new one. */
+  histogram<T extends string = string>(config: Omit<HistogramConfiguration<T>, "registers">): Histogram<T> {
+    return registeredMetric(this.registry, Histogram, config);
   }
 }

@@ -19,7 +19,9 @@ export interface PluginDefinition<Options = unknown, State = unknown> {
   /** JSON Schema for this plugin's options; checked when the config loads, never during a request. */
   optionsSchema?: Record<string, unknown>;
   /**
-   * Once per config load, before the config serves: register metrics, open handles, compile what can be compiled.
+   * Once per config load, before the config serves: register metrics (through gateway.metrics.counter(), .gauge(),
+   * .histogram(), which return the one an earlier setup registered: this runs again at every reload), open handles,
+   * compile what can be compiled.
    * `config` is the config being loaded (gateway.config is still the one serving until the swap).
    */
   setup?(gateway: GatewayHandle, options: Options, config: RuntimeConfig): State | Promise<State>;
