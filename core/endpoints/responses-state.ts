@@ -16,6 +16,7 @@ import { deleteAtUpstream, deleteUpstreamCopy, madeWithProjectKey } from "../res
 import { persistJson, persistStream, type SaveTarget } from "../responses/persist.ts";
 import { pageOf } from "../responses/input-items.ts";
 import { replayEvents } from "../responses/replay-events.ts";
+import { paced } from "../responses/replay-pace.ts";
 import { COMPACT_ROUTE, compactNotServed, compactOpenApi } from "./responses-compact.ts";
 import { answerAllowed, continuesByHistory, keptParts } from "../responses/stored-view.ts";
 import type { ResponseRecord } from "../store/responses-types.ts";
@@ -193,9 +194,9 @@ export async function responsesStateTerminal(ctx: GatewayContext): Promise<void>
   const replay = replayWanted(query);
   if (replay) {
     // stream=true (the SDK's retrieve(id, {stream: true}), responses.stream({response_id})): the response as the
-    // events that make it, from after starting_after (core/responses/replay-events.ts).
-    const events = replayEvents(body).slice(replay.startingAfter + 1);
-    ctx.response = { kind: "stream", status: 200, events: (async function* () { yield* events; })() };
+    // events that make it, from after starting_after (core/responses/replay-events.ts), each made as the writer
+    // takes it, paced so back-pressure and a client that left are seen (core/responses/replay-pace.ts).
+    ctx.response = { kind: "stream", status: 200, events: paced(replayEvents(body, replay.startingAfter)) };
     return;
   }
   ctx.response = { kind: "json", status: 200, body };

@@ -23,7 +23,7 @@ const stored = {
 
 describe("replayEvents", () => {
   it("numbers valid events from 0, opens with created and in_progress, ends with the status's terminal event", () => {
-    const events = replayEvents(stored).map((e) => ({ event: e.event, data: JSON.parse(e.data) }));
+    const events = [...replayEvents(stored)].map((e) => ({ event: e.event, data: JSON.parse(e.data) }));
     events.forEach((e, i) => {
       expect(e.data.sequence_number).toBe(i);
       expect(e.event).toBe(e.data.type);
@@ -32,13 +32,13 @@ describe("replayEvents", () => {
     expect(events.slice(0, 2).map((e) => e.event)).toEqual(["response.created", "response.in_progress"]);
     expect(events[0]!.data.response).toMatchObject({ id: "resp_1", status: "in_progress", output: [], usage: null });
     expect(events.at(-1)).toEqual({ event: "response.incomplete", data: { type: "response.incomplete", sequence_number: events.length - 1, response: stored } });
-    // The same response replays the same way: starting_after means the same each time.
-    expect(replayEvents(stored)).toEqual(replayEvents(stored));
+    // starting_after: the same numbering, the events after it only.
+    expect([...replayEvents(stored, 4)].map((e) => JSON.parse(e.data))).toEqual(events.slice(5).map((e) => e.data));
   });
 
   it("the openai SDK's accumulator builds the stored output from the events before the terminal one", () => {
     let snapshot: any;
-    const events = replayEvents(stored).map((e) => JSON.parse(e.data));
+    const events = [...replayEvents(stored)].map((e) => JSON.parse(e.data));
     for (const e of events.slice(0, -1)) snapshot = accumulateResponse(e, snapshot);
     expect(snapshot.output).toEqual(stored.output);
     expect(snapshot.output_text).toBe("See here.");
