@@ -141,4 +141,24 @@ describe("a chat image over plain http", () => {
     expect(r.json.error.message).toBe("input[0].content[1].image_url: Anthropic fetches only https image URLs; send an https URL or a base64 data URL");
     expect(anthropic.requests).toHaveLength(0);
   });
+
+  it("counting a Gemini model's tokens with an http image URL: the 400 names the provider counted for, not Anthropic", async () => {
+    gemini.requests.length = 0;
+    const body = { model: GEMINI, input: [{ role: "user", content: [{ type: "input_text", text: "what is this?" }, { type: "input_image", image_url: "http://images.example.com/cat.png" }] }] };
+    const r = await postJson(`${gw.baseURL}/responses/input_tokens`, body, auth);
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.error.param).toBe("input[0].content[1].image_url");
+    expect(r.json.error.details).toMatchObject({ field: "input[0].content[1].image_url", reason: "not_https" });
+    expect(r.json.error.message).toBe('input[0].content[1].image_url: counting tokens for provider "gem" takes only https image URLs; send an https URL or a base64 data URL');
+    expect(r.json.error.message).not.toMatch(/Anthropic/);
+    expect(gemini.requests).toHaveLength(0);
+  });
+
+  it("counting a Claude model's tokens with an http image URL keeps Anthropic's rule in its words", async () => {
+    const body = { model: CLAUDE, input: [{ role: "user", content: [{ type: "input_text", text: "what is this?" }, { type: "input_image", image_url: "http://images.example.com/cat.png" }] }] };
+    const r = await postJson(`${gw.baseURL}/responses/input_tokens`, body, auth);
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.error.message).toBe("input[0].content[1].image_url: Anthropic fetches only https image URLs; send an https URL or a base64 data URL");
+  });
 });
+

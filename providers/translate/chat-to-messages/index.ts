@@ -3,6 +3,7 @@
 import type { Translator } from "../../../core/contracts/translator.ts";
 import { markTranslated } from "../../../core/prompt-cache/markers.ts";
 import { chatToMessagesRequest } from "./request.ts";
+import { httpImageRefusalFor } from "./http-image-refusal.ts";
 import { messagesToChatResponse } from "./response.ts";
 import { messagesToChatStream } from "./stream.ts";
 import { keptReasoning, recallIds, withRecalled } from "./replay.ts";
@@ -26,7 +27,12 @@ export const chatToMessages: Translator<State> = {
   recallKeys: recallIds,
   request(body, target, opts) {
     const named = upstreamToolNames(withRecalled(body, opts.recalled), ANTHROPIC_TOOL_NAMES);
-    const t = chatToMessagesRequest(named.body, target);
+    let t: ReturnType<typeof chatToMessagesRequest>;
+    try {
+      t = chatToMessagesRequest(named.body, target);
+    } catch (e) {
+      throw httpImageRefusalFor(e, opts.driverProtocol, target);
+    }
     markTranslated(t.body, opts.cacheAuto); // auto markers; more than Anthropic takes is refused here
     const keep = t.body.thinking ? opts.keep : undefined; // only an answer with thinking has reasoning to keep
     const functionCall = wantsFunctionCall(body);
