@@ -4,6 +4,17 @@
 import type Database from "better-sqlite3";
 import { outputItemsOf, ownsId, type ResponseOwner, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
 
+// An output item id is unique per project and kind of key (1 a sandbox key's, 0 a live key's), as in the memory and
+// Redis stores: a live record and a sandbox one may both hold an id (an upstream repeating the simulator's). The kind
+// comes last in the key so the previous release's lookups (project, item_id) still use it; its inserts, which name no
+// kind, are a live key's.
+const ITEMS_TABLE = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
+  project TEXT NOT NULL, item_id TEXT NOT NULL, response_id TEXT NOT NULL, expires_at INTEGER NOT NULL, item TEXT NOT NULL,
+  sandbox INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (project, item_id, sandbox)
+);`;
+const ITEMS_INDEXES = `CREATE INDEX IF NOT EXISTS response_items_response ON response_items (response_id);
+CREATE INDEX IF NOT EXISTS response_items_expires ON response_items (expires_at);`;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS responses (
   id TEXT PRIMARY KEY, project TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
@@ -11,12 +22,8 @@ CREATE TABLE IF NOT EXISTS responses (
   response TEXT NOT NULL, input TEXT NOT NULL, full_output TEXT, project_key INTEGER, sandbox INTEGER
 );
 CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires_at);
-CREATE TABLE IF NOT EXISTS response_items (
-  project TEXT NOT NULL, item_id TEXT NOT NULL, response_id TEXT NOT NULL, expires_at INTEGER NOT NULL, item TEXT NOT NULL,
-  sandbox INTEGER, PRIMARY KEY (project, item_id)
-);
-CREATE INDEX IF NOT EXISTS response_items_response ON response_items (response_id);
-CREATE INDEX IF NOT EXISTS response_items_expires ON response_items (expires_at);
+${ITEMS_TABLE("response_items")}
+${ITEMS_INDEXES}
 `;
 
 const SWEEP_EVERY_MS = 60_000;
@@ -46,19 +53,16 @@ export class SqliteResponseStore implements ResponseStore {
     if (!columns.includes("project_key")) db.exec("ALTER TABLE responses ADD COLUMN project_key INTEGER");
     // Nor, before sandbox keys had stored responses of their own, a sandbox column (NULL in its rows: live keys').
     if (!columns.includes("sandbox")) db.exec("ALTER TABLE responses ADD COLUMN sandbox INTEGER");
-    const itemColumns = (db.prepare("PRAGMA table_info(response_items)").all() as { name: string }[]).map((c) => c.name);
-    if (!itemColumns.includes("sandbox")) db.exec("ALTER TABLE response_items ADD COLUMN sandbox INTEGER");
+    keyItemsByKind(db);
     this.stmts = {
       put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input, full_output, project_key, sandbox)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      // An item id is unique per project: one the other kind of key's unexpired record holds stays that record's.
-      putItem: db.prepare(`INSERT INTO response_items (project, item_id, response_id, expires_at, item, sandbox) VALUES (?, ?, ?, ?, ?, ?)
-        ON CONFLICT (project, item_id) DO UPDATE SET response_id = excluded.response_id, expires_at = excluded.expires_at, item = excluded.item, sandbox = excluded.sandbox
-        WHERE coalesce(response_items.sandbox, 0) = excluded.sandbox OR response_items.expires_at <= ?`),
+      // The same project and kind's later record takes an item id over, as in the other stores.
+      putItem: db.prepare("INSERT OR REPLACE INTO response_items (project, item_id, response_id, expires_at, item, sandbox) VALUES (?, ?, ?, ?, ?, ?)"),
       // octet_length: the input's size as stored (UTF-8), without reading it into a string to measure it.
       get: db.prepare(`SELECT *, octet_length(input) AS input_bytes FROM responses WHERE id = ? AND project = ? AND ${KIND} = ? AND expires_at > ?`),
       owner: db.prepare(`SELECT project, ${KIND} = 1 AS sandbox FROM responses WHERE id = ?`),
-      item: db.prepare(`SELECT response_id, item FROM response_items WHERE project = ? AND item_id = ? AND ${KIND} = ? AND expires_at > ?`),
+      item: db.prepare("SELECT response_id, item FROM response_items WHERE project = ? AND item_id = ? AND sandbox = ? AND expires_at > ?"),
       del: db.prepare("DELETE FROM responses WHERE id = ?"),
       delItems: db.prepare("DELETE FROM response_items WHERE response_id = ?"),
       sweep: db.prepare("DELETE FROM responses WHERE expires_at <= ?"),
@@ -77,7 +81,7 @@ export class SqliteResponseStore implements ResponseStore {
       this.stmts.put.run(rec.id, rec.project, rec.createdAt, rec.expiresAt, rec.provider, rec.model, rec.native ? 1 : 0,
         rec.previousResponseId, JSON.stringify(rec.response), rec.inputJson ?? JSON.stringify(rec.input), rec.fullOutput ? JSON.stringify(rec.fullOutput) : null,
         rec.projectKey === undefined ? null : rec.projectKey ? 1 : 0, rec.sandbox ? 1 : 0);
-      for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item), rec.sandbox ? 1 : 0, rec.createdAt);
+      for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item), rec.sandbox ? 1 : 0);
       return true;
     }).immediate;
   }
@@ -120,4 +124,23 @@ export class SqliteResponseStore implements ResponseStore {
     this.stmts.sweep.run(now);
     this.stmts.sweepItems.run(now);
   }
+}
+
+/**
+ * A file of an earlier release keys response_items by (project, item_id) alone: there a live record could not hold
+ * an item id a sandbox record held (it was saved without it). Rebuilt once at start with the kind in the key, its
+ * rows as they were (no kind, from before sandbox keys had their own records: a live key's).
+ */
+function keyItemsByKind(db: Database.Database): void {
+  const columns = db.prepare("PRAGMA table_info(response_items)").all() as { name: string; pk: number }[];
+  if (columns.some((c) => c.name === "sandbox" && c.pk > 0)) return;
+  const kind = columns.some((c) => c.name === "sandbox") ? "coalesce(sandbox, 0)" : "0";
+  db.transaction(() => {
+    db.exec(`${ITEMS_TABLE("response_items_by_kind")}
+      INSERT INTO response_items_by_kind (project, item_id, response_id, expires_at, item, sandbox)
+        SELECT project, item_id, response_id, expires_at, item, ${kind} FROM response_items;
+      DROP TABLE response_items;
+      ALTER TABLE response_items_by_kind RENAME TO response_items;
+      ${ITEMS_INDEXES}`);
+  }).immediate();
 }

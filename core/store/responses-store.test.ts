@@ -108,6 +108,23 @@ describe.each(Object.keys(backends))("%s store: responses", (kind) => {
     expect(await store.responses.get(live("acme"), real.id, Date.now())).toEqual(real);
   });
 
+  it("a live record and a sandbox one holding one output item id (an upstream repeating the simulator's) are both kept, each key kind referencing its own", async () => {
+    const sandbox = { project: "acme", sandbox: true };
+    const shared = `msg_shared_${kind}`;
+    const withItem = (id: string, text: string) => ({ id, object: "response", status: "completed",
+      output: [{ type: "message", id: shared, role: "assistant", status: "completed", content: [{ type: "output_text", text }] }] });
+    const sim = record(`resp_simshared_${kind}`, { sandbox: true, response: withItem(`resp_simshared_${kind}`, "simulated") });
+    const real = record(`resp_realshared_${kind}`, { response: withItem(`resp_realshared_${kind}`, "upstream") });
+    expect(await store.responses.put(sim)).toBe(true);
+    expect(await store.responses.put(real)).toBe(true);
+    expect((await store.responses.items(live("acme"), [shared], Date.now())).get(shared)).toEqual({ responseId: real.id, item: (real.response.output as unknown[])[0] });
+    expect((await store.responses.items(sandbox, [shared], Date.now())).get(shared)).toEqual({ responseId: sim.id, item: (sim.response.output as unknown[])[0] });
+    // Deleting one kind's record leaves the other's item where it was.
+    expect(await store.responses.delete(sandbox, sim.id, Date.now())).toBe(true);
+    expect(await store.responses.items(sandbox, [shared], Date.now())).toEqual(new Map());
+    expect((await store.responses.items(live("acme"), [shared], Date.now())).get(shared)?.responseId).toBe(real.id);
+  });
+
   it("a record read back knows its input's size (what the conversation bound counts), without serialising it", async () => {
     const { inputBytes: _given, ...rec } = record(`resp_size_${kind}`);
     const saved = { ...rec, ...(kind === "sqlite" ? {} : { inputBytes: 12345 }) };
@@ -227,6 +244,35 @@ describe("sqlite store: responses", () => {
     expect(await s.responses.get(sandbox, sim.id, Date.now())).toEqual(sim);
     expect(await s.responses.get(live("acme"), sim.id, Date.now())).toBeUndefined();
     await s.close();
+  });
+
+  it("a file whose item index has no kind in its key is rebuilt with it: its items kept, and both kinds may then hold one item id", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "mg-resp-old-")), "g.db");
+    const old = new Database(path);
+    // The item index as the first release with sandbox records made it: the kind a column, not in the key.
+    old.exec(`CREATE TABLE response_items (project TEXT NOT NULL, item_id TEXT NOT NULL, response_id TEXT NOT NULL, expires_at INTEGER NOT NULL, item TEXT NOT NULL,
+      sandbox INTEGER, PRIMARY KEY (project, item_id))`);
+    const put = old.prepare("INSERT INTO response_items VALUES (?, ?, ?, ?, ?, ?)");
+    put.run("acme", "msg_kept_live", "resp_kept_live", Date.now() + 60_000, JSON.stringify({ id: "msg_kept_live" }), null);
+    put.run("acme", "msg_kept_sim", "resp_kept_sim", Date.now() + 60_000, JSON.stringify({ id: "msg_kept_sim" }), 1);
+    old.close();
+    const s = new SqliteStore(path);
+    const sandbox = { project: "acme", sandbox: true };
+    expect((await s.responses.items(live("acme"), ["msg_kept_live", "msg_kept_sim"], Date.now())).get("msg_kept_live")?.responseId).toBe("resp_kept_live");
+    expect([...(await s.responses.items(sandbox, ["msg_kept_live", "msg_kept_sim"], Date.now())).keys()]).toEqual(["msg_kept_sim"]);
+    const item = { type: "message", id: "msg_kept_sim", role: "assistant", content: [] };
+    const real = record("resp_after_rebuild", { response: { id: "resp_after_rebuild", object: "response", status: "completed", output: [item] } });
+    expect(await s.responses.put(real)).toBe(true);
+    expect((await s.responses.items(live("acme"), ["msg_kept_sim"], Date.now())).get("msg_kept_sim")?.responseId).toBe(real.id);
+    expect((await s.responses.items(sandbox, ["msg_kept_sim"], Date.now())).get("msg_kept_sim")?.responseId).toBe("resp_kept_sim");
+    await s.close();
+    // The previous release, opened on the rebuilt file again, still saves and finds its (live) items.
+    const back = new Database(path);
+    back.prepare("INSERT OR REPLACE INTO response_items (project, item_id, response_id, expires_at, item) VALUES (?, ?, ?, ?, ?)")
+      .run("acme", "msg_downgraded", "resp_downgraded", Date.now() + 60_000, "{}");
+    expect(back.prepare("SELECT response_id FROM response_items WHERE project = ? AND item_id = ? AND expires_at > ?").get("acme", "msg_downgraded", Date.now()))
+      .toEqual({ response_id: "resp_downgraded" });
+    back.close();
   });
 
   it("a file whose responses table predates full_output gets the column", async () => {
