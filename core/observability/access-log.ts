@@ -7,6 +7,7 @@ import { servedBy } from "./served-by.ts";
 import { shownGenerationId } from "./headers.ts";
 import { outcomeOf } from "../metering/meter.ts";
 import { billableUsage } from "../metering/sane-usage.ts";
+import { hiddenDownloadCause } from "../net/download-cause.ts";
 
 export interface AccessTiming {
   ttfbMs: number;
@@ -53,6 +54,8 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     attempts: ctx.attempts.map((a) => ({ provider: a.provider, model: a.model, status: a.status, ...(a.errorCode ? { errorCode: a.errorCode } : {}), ms: a.latencyMs })),
     status: outcome.status,
     errorCode: err?.code,
+    // What the client was not told: why its media URL could not be downloaded (refused, reset, TLS).
+    errorCause: hiddenDownloadCause(err),
     // The ledger's verdict: a stream that failed after its 200 went out is "stream_error" (status stays what was sent).
     outcome: outcomeOf(outcome, ctx),
     stream: ctx.response?.kind === "stream",
