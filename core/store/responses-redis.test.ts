@@ -131,4 +131,38 @@ describe("redis store: responses shared by replicas", () => {
     expect(await other.put(record(sim.id, "acme", "live"))).toBe(false);
     expect(await other.get({ project: "acme", sandbox: true }, sim.id, Date.now())).toEqual(sim);
   });
+
+  it("a response a replica of the previous release deleted (it leaves the respitem-sandbox: keys) is no longer referable by its items", async () => {
+    const prefix = `rr${++n}:`;
+    const raw = client();
+    const store = new RedisResponseStore(raw, prefix);
+    const sandbox = { project: "acme", sandbox: true };
+    const sim = { ...record("resp_deleted_by_previous", "acme", "simulated"), sandbox: true };
+    const kept = { ...record("resp_still_kept", "acme", "simulated too"), sandbox: true };
+    expect(await store.put(sim)).toBe(true);
+    expect(await store.put(kept)).toBe(true);
+    // The previous release's delete: the record and the respitem: keys it knows of.
+    await raw.del(`${prefix}resp:${sim.id}`, `${prefix}respitem:acme:msg_${sim.id}`);
+    expect(await raw.exists(`${prefix}respitem-sandbox:acme:msg_${sim.id}`)).toBe(1);
+    const found = await store.items(sandbox, [`msg_${sim.id}`, `msg_${kept.id}`], Date.now());
+    expect([...found.keys()]).toEqual([`msg_${kept.id}`]);
+    // Nor when the id was stored again since by another project (an upstream repeating it).
+    expect(await store.put(record(sim.id, "other", "other's"))).toBe(true);
+    expect(await store.items(sandbox, [`msg_${sim.id}`], Date.now())).toEqual(new Map());
+  });
+
+  it("items of a record an older release wrote with its fields in another order are still found by their own key kind", async () => {
+    const prefix = `rr${++n}:`;
+    const raw = client();
+    const store = new RedisResponseStore(raw, prefix);
+    const old = record("resp_other_order", "acme", "kept long ago");
+    const { id: _id, project: _project, ...rest } = old;
+    await raw.set(`${prefix}resp:${old.id}`, JSON.stringify({ ...rest, project: old.project, id: old.id }), "PX", 60_000);
+    const item = JSON.stringify({ responseId: old.id, item: (old.response.output as unknown[])[0] });
+    await raw.set(`${prefix}respitem:acme:msg_${old.id}`, item, "PX", 60_000);
+    await raw.set(`${prefix}respitem-sandbox:acme:msg_${old.id}`, item, "PX", 60_000);
+    expect((await store.items(live("acme"), [`msg_${old.id}`], Date.now())).get(`msg_${old.id}`)?.responseId).toBe(old.id);
+    // A live key's record: a sandbox item key naming it (there should be none) gives nothing.
+    expect(await store.items({ project: "acme", sandbox: true }, [`msg_${old.id}`], Date.now())).toEqual(new Map());
+  });
 });

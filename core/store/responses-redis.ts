@@ -55,19 +55,49 @@ export class RedisResponseStore implements ResponseStore {
     return true;
   }
 
-  async items(owner: ResponseOwner, ids: string[], _now: number): Promise<Map<string, StoredItem>> {
+  async items(owner: ResponseOwner, ids: string[], now: number): Promise<Map<string, StoredItem>> {
     const found = new Map<string, StoredItem>();
     if (!ids.length) return found;
     const values = await this.r.mget(...ids.map((i) => this.itemKey(owner, i)));
     values.forEach((v, i) => {
       if (v) found.set(ids[i]!, JSON.parse(v) as StoredItem);
     });
+    if (!found.size) return found;
+    // An item outlives its record when a replica of the release before sandbox records deleted a sandbox key's
+    // response (it removes respitem: keys only): an item counts only while its record is still the caller's.
+    const owned = await this.stillOwned(owner, [...new Set([...found.values()].map((s) => s.responseId))], now);
+    for (const [itemId, stored] of found) if (!owned.has(stored.responseId)) found.delete(itemId);
     return found;
+  }
+
+  /**
+   * Which of these record ids are the owner's: read by their head (a range, never the conversation), which releases
+   * since the one-script owner check (RESPONSE_PUT) write first; a record that opens otherwise (older) is read whole.
+   */
+  private async stillOwned(owner: ResponseOwner, responseIds: string[], now: number): Promise<Set<string>> {
+    const heads = responseIds.map((id) => JSON.stringify(recordHead({ id, project: owner.project, sandbox: owner.sandbox })).slice(0, -1));
+    const pipe = this.r.pipeline();
+    // 16 bytes past the head: a live key's record goes on with anything but `,"sandbox":true,`.
+    responseIds.forEach((id, i) => pipe.getrange(this.recordKey(id), 0, Buffer.byteLength(heads[i]!) + 15));
+    const read = (await pipe.exec()) ?? [];
+    const owned = new Set<string>();
+    for (const [i, id] of responseIds.entries()) {
+      const [err, got] = read[i] ?? [];
+      if (err) throw err;
+      const text = String(got ?? "");
+      if (!text) continue; // deleted or expired
+      if (text.startsWith(`${heads[i]},`)) {
+        if (owner.sandbox || !text.startsWith(`${heads[i]},"sandbox":true,`)) owned.add(id);
+      } else if (!text.startsWith(`${JSON.stringify({ id }).slice(0, -1)},"project":`) && (await this.get(owner, id, now))) {
+        owned.add(id);
+      }
+    }
+    return owned;
   }
 }
 
 /** What a record opens with: its id, its project, and `sandbox: true` when a sandbox key made it. */
-function recordHead(rec: ResponseRecord): Pick<ResponseRecord, "id" | "project" | "sandbox"> {
+function recordHead(rec: Pick<ResponseRecord, "id" | "project" | "sandbox">): Pick<ResponseRecord, "id" | "project" | "sandbox"> {
   return rec.sandbox ? { id: rec.id, project: rec.project, sandbox: true } : { id: rec.id, project: rec.project };
 }
 
