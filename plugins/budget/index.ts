@@ -16,9 +16,11 @@
 // A keyed /videos request whose key a job already holds (running, or finished and billed) only collects that job, so
 // nothing is reserved up front (a full budget must not refuse a video already paid for); should it have to start a
 // job after all, the videos endpoint makes the reservation first (ctx.reserveSkipped). Likewise a keyed request of
-// another endpoint whose key holds a finished answer for the same body is only replayed by the idempotency plugin
-// after this one, billing nothing: it reserves nothing either (the images whose cost spent the budget can still be
-// collected), and the idempotency plugin makes the reservation should it have to run the request after all.
+// another endpoint that the budget would refuse is let through unreserved when its key holds a finished answer for
+// the same body, which the idempotency plugin after this one replays billing nothing (the images whose cost spent
+// the budget can still be collected); the idempotency plugin makes the reservation should it have to run the request
+// after all. The key is looked up only then (a request the budget has room for reserves and goes on, no extra store
+// call), and only when nothing between the two plugins can answer or bill (./replay-skip.ts).
 import { definePlugin } from "../../core/pipeline/define.ts";
 import type { GatewayContext } from "../../core/pipeline/context.ts";
 import { GatewayError, toGatewayError } from "../../core/errors.ts";
@@ -35,7 +37,7 @@ import { boundWebSearches } from "../../core/metering/server-tools.ts";
 import { videoJobTimeoutMs } from "../../core/endpoints/video-job-timeout.ts";
 import { videoKeyTaken } from "../../core/endpoints/video-key.ts";
 import { replaysKeptAnswer } from "../../core/http/idempotent-replay.ts";
-import type { LoadedConfig } from "../../core/config/loaded.ts";
+import { replaySkipsReservation } from "./replay-skip.ts";
 import { LeaseRenewal } from "../../core/store/lease-renewal.ts";
 import type { LeaseRenewal as Lease } from "../../core/store/types.ts";
 
@@ -77,22 +79,15 @@ function leaseMsOf(ctx: GatewayContext): number {
 const limits = new WeakMap<object, bigint>();
 
 interface BudgetState {
-  /** The idempotency plugin runs after this one: a key's kept answer is replayed without reaching a provider. */
+  /**
+   * The idempotency plugin runs after this one with nothing between that could answer or bill (./replay-skip.ts): a
+   * key's kept answer is replayed without reaching a provider, so a refused request that only replays one goes on.
+   */
   replaysAfter: boolean;
 }
 
-/** Whether `config`'s pipeline runs the idempotency plugin after the budget (the default order does). */
-function idempotencyRunsAfter(config: Partial<LoadedConfig>): boolean {
-  const names = (config.pipeline ?? []).map((p) => p.name);
-  const at = names.indexOf("idempotency");
-  return at >= 0 && at > names.indexOf("budget");
-}
-
-/** Nothing is reserved for this request: it only collects what its key already holds (a kept answer, a video job). */
-async function onlyCollects(ctx: GatewayContext, state: BudgetState | undefined): Promise<boolean> {
-  if (ctx.endpoint === "videos") return videoKeyTaken(ctx);
-  return state?.replaysAfter === true && replaysKeptAnswer(ctx);
-}
+/** A refusal of the budget (not a store failure), which a replay of a kept answer need not obey. */
+const isBudgetRefusal = (err: unknown) => err instanceof GatewayError && err.code === "BUDGET_EXCEEDED";
 
 export default definePlugin<unknown, BudgetState>({
   name: "budget",
@@ -112,7 +107,7 @@ export default definePlugin<unknown, BudgetState>({
         gateway.log.warn("budget: could not read the spend ahead of the first request", { project: id, error: String(err) });
       }
     }
-    return { replaysAfter: idempotencyRunsAfter(config) };
+    return { replaysAfter: replaySkipsReservation(config) };
   },
   async handle(ctx, next, { state }) {
     const auth = ctx.auth;
@@ -137,13 +132,22 @@ export default definePlugin<unknown, BudgetState>({
     const worst = worstCase(ctx, searches);
     const leaseMs = leaseMsOf(ctx);
     let holds: Holds | undefined;
-    if (await onlyCollects(ctx, state)) {
-      ctx.reserveSkipped = () => {
+    // Nothing reserved now, for a request that only collects what its key holds: made here should it run after all.
+    // Kept in `holds`, so what a cache hit adds to it (cover) is given back below as for any other request.
+    const skip = () => {
+      ctx.reserveSkipped = async () => {
         ctx.reserveSkipped = undefined;
-        return reserve(ctx, scopes, worst, leaseMs, Date.now()).then(() => {});
+        holds = await reserve(ctx, scopes, worst, leaseMs, Date.now());
       };
-    } else {
-      holds = await reserve(ctx, scopes, worst, leaseMs, now);
+    };
+    if (ctx.endpoint === "videos" && (await videoKeyTaken(ctx))) skip();
+    else {
+      try {
+        holds = await reserve(ctx, scopes, worst, leaseMs, now);
+      } catch (err) {
+        if (!(state?.replaysAfter && isBudgetRefusal(err) && (await replaysKeptAnswer(ctx)))) throw err;
+        skip();
+      }
     }
     // Settles through the ledger write (usage-metering usually did it already; commit runs once). Settled holds leave
     // the renewal here; those a video job carries on are settled by it and dropped at the next sweep.
