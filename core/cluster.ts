@@ -392,14 +392,17 @@ export async function joinRunningGateway(gateway: Gateway, carried: CarriedConfi
 
 async function sendMetricsPart(gw: RunningGateway, id: number, traffic: boolean): Promise<void> {
   let part: ToPrimary;
+  const metrics = gw.gateway.metrics;
+  // A scrape's part (not the console's traffic): this is the one place a worker notes a scrape, whichever worker the
+  // scraper reached (core/scrape-watch.ts).
+  const read = traffic ? undefined : metrics.scrapes.reading(() => metrics.requests.added);
   try {
-    const metrics = gw.gateway.metrics;
     part = { mg: "metrics-part", id, metrics: traffic ? [await wireReading(metrics)] : await metrics.registry.getMetricsAsJSON() };
   } catch (err) {
     part = { mg: "metrics-part", id, error: String(err) };
   }
   // A gather's part sent: what this worker counted reached a scrape (a draining worker waits for one: core/shutdown.ts).
-  if (process.connected) process.send!(part, (err: Error | null) => { if (!err && !traffic && "metrics" in part) gw.gateway.metrics.scrapes.note(); });
+  if (process.connected) process.send!(part, (err: Error | null) => { if (!err && read && "metrics" in part) read(); });
 }
 
 /** Gathers of this worker waiting for the primary's answer. */

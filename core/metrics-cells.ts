@@ -24,6 +24,8 @@ export class CellCounter<L extends string> {
   private readonly labelNames: readonly L[];
   /** The label sets seed() shows at 0, by cell key. */
   private seeded = new Map<string, Record<string, string>>();
+  /** How many counts have been added, ever: a shutdown compares it with what the last scrape read (core/scrape-watch.ts). */
+  added = 0;
 
   constructor(config: MetricConfig<L>) {
     this.labelNames = config.labelNames;
@@ -37,6 +39,7 @@ export class CellCounter<L extends string> {
    */
   add(n: number, v0: string, v1?: string, v2?: string, v3?: string): void {
     if (!(n > 0 && n < Infinity)) return;
+    this.added++;
     let key = v0;
     if (v1 !== undefined) key += "\n" + v1;
     if (v2 !== undefined) key += "\n" + v2;

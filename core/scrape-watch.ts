@@ -1,26 +1,52 @@
-// The scrapes this process's /metrics answered, so a shutdown can keep the listener until one more has read the
-// counts its drain made (core/shutdown.ts): a pull-based scrape sees nothing counted after the last one before exit.
+// The scrapes that read this process's counts, so a shutdown can keep the metrics listener until one more has read
+// the counts its drain made (core/shutdown.ts): a pull-based scrape sees nothing counted after the last one before exit.
+// One scrape is one event here, whichever path read the counts: this process's own answer, or (a worker of
+// `start --workers N`) its part of the cluster's sum sent to the primary — never both, which made the gather's
+// few milliseconds look like the scrape interval.
 import { performance } from "node:perf_hooks";
 
-/** How long one more scrape may take when only one was seen (no interval known yet). */
-const UNKNOWN_INTERVAL_MS = 4000;
 /** Slack over the scrape interval seen: a scraper's clock and the scrape's own time. */
 const SLACK_MS = 1000;
+/** How many recent intervals are kept: the longest is waited for, so a second scraper's or a curl's short gap does not shorten it. */
+const INTERVALS_KEPT = 8;
 
 export class ScrapeWatch {
   private last?: number;
-  private interval?: number;
+  /** The gaps between the recent scrapes, oldest first. */
+  private readonly intervals: number[] = [];
+  /** What the last scrape read of the counter given to reading(), and how to read it now. */
+  private countedAtLast?: number;
+  private counted?: () => number;
   /** Scrapes being answered on this process's listener (a cluster worker's waits for the primary's sum). */
   private inProgress = 0;
   private readonly waiters = new Set<() => void>();
 
+  /** `clock`: milliseconds, monotonic (tests give their own). */
+  constructor(private readonly clock: () => number = () => performance.now()) {}
+
   /**
-   * A scrape was answered — or, in a worker of `start --workers N`, this worker's counts went to the primary for one
-   * (core/cluster.ts): either way what it counted so far has reached a scraper.
+   * The counts are being read for a scrape; `counted` says how much has been counted so far (it only grows). The
+   * function returned says that reading reached the scraper (the answer sent, or a worker's part delivered).
    */
-  note(now = performance.now()): void {
-    if (this.last !== undefined) this.interval = now - this.last;
+  reading(counted: () => number): () => void {
+    this.counted = counted;
+    const at = counted();
+    let sent = false;
+    return () => {
+      if (sent) return;
+      sent = true;
+      this.note(at);
+    };
+  }
+
+  private note(countedAt: number): void {
+    const now = this.clock();
+    if (this.last !== undefined) {
+      this.intervals.push(now - this.last);
+      if (this.intervals.length > INTERVALS_KEPT) this.intervals.shift();
+    }
     this.last = now;
+    this.countedAtLast = countedAt;
     for (const w of [...this.waiters]) w();
   }
 
@@ -39,19 +65,20 @@ export class ScrapeWatch {
     };
   }
 
-  /** Whether anything has scraped this process (a gateway nobody scrapes has nothing to wait for). */
-  get scraped(): boolean {
-    return this.last !== undefined;
-  }
-
-  /** How long the next scrape may take to come: the interval between the last two, and a second. */
-  nextWithinMs(): number {
-    return (this.interval ?? UNKNOWN_INTERVAL_MS) + SLACK_MS;
+  /**
+   * How long one more scrape may take to come: the longest of the recent intervals (at most `maxIntervalMs`) and a
+   * second. Undefined when no interval has been seen (scraped once or never: a readiness curl, not a scraper), or when
+   * nothing has been counted since the last scrape read the counts (it has them all already).
+   */
+  nextWithinMs(maxIntervalMs: number): number | undefined {
+    if (!this.intervals.length) return undefined;
+    if (this.counted && this.counted() === this.countedAtLast) return undefined;
+    return Math.min(Math.max(...this.intervals), maxIntervalMs) + SLACK_MS;
   }
 
   /**
-   * Resolves true once a scrape has been answered (or this worker's counts sent for one) and none is still in
-   * progress here; false when that did not happen within `ms`.
+   * Resolves true once a scrape has read the counts and none is still in progress here; false when that did not
+   * happen within `ms`.
    */
   next(ms: number): Promise<boolean> {
     const since = this.last;

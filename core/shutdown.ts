@@ -112,17 +112,24 @@ export async function cutAndSettle(inflight: InFlight, reason: GatewayError): Pr
 }
 
 /**
- * Keep the metrics listener for one more scrape, then close it: only when this process has been scraped (a gateway
- * nobody scrapes does not wait), for at most the interval seen between scrapes and a second, and never longer than
- * the grace period. The gateway is closed by then, so a stopper that kills the process meanwhile costs only the scrape.
+ * Keep the metrics listener for one more scrape, then close it: only when a scrape interval has been seen (two scrapes
+ * or more: one readiness curl is no scraper) and something was counted since the last scrape read the counts. The
+ * wait ends at the latest one scrape interval and a second after the grace period, counted from the signal (the
+ * interval: the longest recent one, at most the grace period), so the cut's settling and the store's close come out
+ * of it and the whole shutdown keeps to `shutdown_grace_ms` + one interval + 1 s, what a stopper is sized for (README
+ * "Health and readiness"). The gateway is closed by then, so a stopper that kills the process meanwhile costs only
+ * the scrape.
  */
-async function lastScrape(t: Drainable, graceMs: number): Promise<void> {
+async function lastScrape(t: Drainable, graceMs: number, started: number): Promise<void> {
   const m = t.metrics;
   if (!m) return;
-  const ms = Math.min(m.scrapes.nextWithinMs(), graceMs);
-  if (m.scrapes.scraped && ms > 0) {
+  const upTo = m.scrapes.nextWithinMs(graceMs);
+  const ms = upTo === undefined ? 0 : Math.min(upTo, started + graceMs + upTo - performance.now());
+  if (ms > 0) {
     t.log.info("keeping /metrics up for one more scrape, so it reads what the drain counted", { withinMs: Math.round(ms) });
     if (!(await m.scrapes.next(ms))) t.log.info("no scrape came; the drain's counts are in the ledger only", { waitedMs: Math.round(ms) });
+  } else if (upTo !== undefined) {
+    t.log.info("no time left for one more scrape; the drain's counts are in the ledger only", { graceMs, scrapeWithinMs: Math.round(upTo) });
   }
   await m.close();
 }
@@ -151,7 +158,7 @@ export async function drain(t: Drainable, graceMs: number): Promise<void> {
   // the caller exits non-zero.
   let failed: unknown;
   await t.closeGateway().catch((err) => (failed = err ?? new Error("closing the gateway failed")));
-  await lastScrape(t, graceMs);
+  await lastScrape(t, graceMs, started);
   const fields = { ms: Math.round(performance.now() - started), cutAtGrace: cut, ...(left ? { unfinished: left } : {}) };
   if (failed === undefined) return t.log.info("shutdown complete", fields);
   t.log.error("shutdown complete, with an error", { ...fields, error: String((failed as Error)?.message ?? failed) });

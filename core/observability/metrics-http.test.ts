@@ -9,7 +9,7 @@ import { ScrapeWatch } from "../scrape-watch.ts";
 import { MAX_HEADER_LINES } from "../http/request-head.ts";
 import { exchange, type RawResponse } from "../../test/helpers/raw-http.ts";
 
-const fakeGateway = { config: { metrics: {} }, metrics: { registry: new Registry(), scrapes: new ScrapeWatch() } } as unknown as Gateway;
+const fakeGateway = { config: { metrics: {} }, metrics: { registry: new Registry(), scrapes: new ScrapeWatch(), requests: { added: 0 } } } as unknown as Gateway;
 
 let listener: MetricsListener | undefined;
 const held: Socket[] = [];
