@@ -1,6 +1,8 @@
 // The docs' provider-state-guard example, loaded as a deployment loads it, on every route that can carry such a field.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { defaultPipeline } from "../../plugins/index.ts";
 import { startTestGateway, type TestGateway } from "model-gateway/testing";
 import { providerStateField } from "./provider-state-guard.ts";
 
@@ -51,3 +53,15 @@ describe("provider-state-guard refuses ids of state kept at the provider, naming
     expect(providerStateField({ messages: [{ content: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }] })).toBeUndefined();
   });
 });
+
+describe("the example's load snippet", () => {
+  it("keeps the whole default pipeline, with the guard right after auth (a pipeline: replaces the default one whole)", () => {
+    const header = readFileSync(resolve("docs/examples/provider-state-guard.ts"), "utf8");
+    // The comment's lines from "pipeline: [" to "]", joined.
+    const text = header.split("\n").map((l) => l.replace(/^\/\/\s*/, "")).join(" ");
+    const listed = /pipeline: \[([^\]]*)\]/.exec(text)?.[1];
+    const names = listed?.split(",").map((n) => n.trim());
+    expect(names).toEqual(["auth", "provider-state-guard", ...defaultPipeline().filter((n) => n !== "auth")]);
+  });
+});
+

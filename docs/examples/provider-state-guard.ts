@@ -7,10 +7,13 @@
 //   - Gemini and Vertex: `cachedContent`, and a Files API (https://generativelanguage.googleapis.com/…) or gs://
 //     URI wherever a URL goes: `fileData.fileUri` on the Gemini routes, a chat `image_url.url`, a Responses
 //     `image_url` / `file_url`, a Messages `source.url` (the gateway hands such URIs to Gemini as they are).
-// Load it from gateway.yaml, before the router:
+// Load it from gateway.yaml, right after auth. A `pipeline:` replaces the default one whole (docs/plugins.md), so
+// it lists every built-in plugin, in the default order, with this one inserted; leaving one out drops its policy
+// (allowlist, budget, rate limits, idempotency, the cache, the ledger):
 //   plugins:
 //     provider-state-guard: { module: ./docs/examples/provider-state-guard.ts, options: { projects: [alpha, beta] } }
-//   pipeline: [auth, provider-state-guard, router]
+//   pipeline: [auth, provider-state-guard, allowlist, budget, rate-limit, idempotency, response-cache, cache-marker,
+//              router, fallback, stream-transcoder, usage-metering, guardrails]
 // Only the public entry (package.json "exports"), never internal paths: those may move between releases.
 import { definePlugin, GatewayError } from "model-gateway/plugin";
 
