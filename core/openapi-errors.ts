@@ -82,11 +82,14 @@ export function errorComponents(): Record<string, Json> {
   for (const [code, description] of Object.entries(ERROR_STATUSES)) {
     // A refusal after the provider was picked (a guardrail's, an upstream's) names it and has a ledger record.
     const headers = { ...requestIdHeader(), ...rateLimitHeaders(), ...waits(code), ...retryVerdict(code), ...namedHeaders(["x-mg-generation-id", "x-mg-provider", "x-mg-resolved-provider", "x-mg-upstream-request-id", "x-mg-trace-id"]) };
-    out[`Error${code}`] = response(description, ENVELOPE, headers);
-    out[`MessagesError${code}`] = response(description, ENVELOPE, { ...headers, ...anthropicRequestIdHeader() });
+    // One after billed work (a Responses mcp loop's failed later turn) also says what it cost
+    // (core/observability/headers.ts); the catalog bills nothing.
+    const billed = { ...headers, ...namedHeaders(["x-mg-cost-usd"]) };
+    out[`Error${code}`] = response(description, ENVELOPE, billed);
+    out[`MessagesError${code}`] = response(description, ENVELOPE, { ...billed, ...anthropicRequestIdHeader() });
     // core/http/respond.ts: the catalog answers an Anthropic client's errors as the Messages routes do.
     out[`CatalogError${code}`] = response(`${description}. With anthropic-version: Anthropic's envelope (type: "error", error.type), with request-id`, ENVELOPE, { ...headers, ...catalogRequestIdHeader() });
-    out[`GeminiError${code}`] = response(`${description}${GEMINI_NOTES[code] ?? ""} (Google's error shape; the gateway's code is the ErrorInfo reason)`, GOOGLE, headers);
+    out[`GeminiError${code}`] = response(`${description}${GEMINI_NOTES[code] ?? ""} (Google's error shape; the gateway's code is the ErrorInfo reason)`, GOOGLE, billed);
   }
   out.Error410 = response(GONE, ENVELOPE, { ...requestIdHeader(), ...rateLimitHeaders() });
   // No rate limits apply on the MCP routes: tool calls have windows of their own.

@@ -119,6 +119,14 @@ describe("/api/openapi.json for client generators", () => {
     expect(deref(doc.paths["/v1/chat/completions"].post.responses["400"]).headers["x-should-retry"]).toBeDefined();
   });
 
+  it("an error answer after billed work (a Responses mcp loop's failed later turn) may carry x-mg-cost-usd: the model routes' errors declare it", () => {
+    const routes: [string, string][] = [["/v1/responses", "502"], ["/v1/chat/completions", "400"], ["/v1/messages", "502"], ["/v1beta/models/{model}:generateContent", "504"]];
+    for (const [path, code] of routes) {
+      const cost = deref(deref(doc.paths[path].post.responses[code]).headers?.["x-mg-cost-usd"]);
+      expect(cost?.description, `${path} ${code}`).toContain("an error after billed work");
+    }
+  });
+
   it("every POST the idempotency keys apply to documents their 409 CONFLICT key_in_progress with Retry-After", () => {
     const without: string[] = [];
     let posts = 0;
