@@ -100,6 +100,23 @@ describe("request heads Node's parser leaves to the listener", () => {
     expect(r?.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: expect.stringContaining("only 100-continue") } });
   });
 
+  it("Expect: 100-continue with two Host lines or none: the 400 alone, no 100 Continue inviting the body first", async () => {
+    listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
+    const two = await send("GET /metrics HTTP/1.1\r\nHost: m\r\nHost: n\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n");
+    expect(two.map((r) => r.status)).toEqual([400]);
+    expect(two[0]?.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: "The Host header appears 2 times; a request carries exactly one" } });
+    const none = await send("GET /metrics HTTP/1.1\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n");
+    expect(none.map((r) => r.status)).toEqual([400]);
+    expect(none[0]?.json).toMatchObject({ error: { code: "INVALID_REQUEST", message: "The Host header is required on an HTTP/1.1 request" } });
+  });
+
+  it("Expect: 100-continue on a well-formed scrape: served, and the connection closes after it (a body may still follow)", async () => {
+    listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
+    const rs = await send("GET /metrics HTTP/1.1\r\nHost: m\r\nExpect: 100-continue\r\n\r\n");
+    expect(rs.map((r) => r.status)).toEqual([200]);
+    expect(rs[0]?.headers.connection).toBe("close");
+  });
+
   it("an HTTP/1.0 scrape without Host is still served", async () => {
     listener = await startMetricsListener(fakeGateway, createLogger("silent"), "127.0.0.1", 0);
     const [r] = await send("GET /metrics HTTP/1.0\r\n\r\n");

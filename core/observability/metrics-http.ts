@@ -69,7 +69,7 @@ const CHECK_MS = 1000;
 function capEvictingIdle(server: Server, max: number): Set<Socket> {
   const sockets = new Set<Socket>(); // in the order they came: the oldest first
   const busy = new Map<Socket, number>();
-  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+  const answering = (req: IncomingMessage, res: ServerResponse) => {
     const s = req.socket;
     busy.set(s, (busy.get(s) ?? 0) + 1);
     res.once("close", () => {
@@ -77,7 +77,9 @@ function capEvictingIdle(server: Server, max: number): Set<Socket> {
       if (n > 0) busy.set(s, n);
       else busy.delete(s);
     });
-  });
+  };
+  server.on("request", answering);
+  server.on("checkContinue", answering); // a scrape with Expect: 100-continue comes there, not to "request"
   server.on("connection", (socket: Socket) => {
     if (sockets.size >= max) {
       let idle: Socket | undefined;
@@ -103,7 +105,8 @@ export async function startMetricsListener(gateway: Gateway, log: Logger, host: 
     headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 10_000, keepAliveTimeout: 5000, connectionsCheckingInterval: CHECK_MS, maxHeaderSize: 16_384,
     requireHostHeader: false,
   };
-  const server = createServer(options, (req, res) => {
+  const server = createServer(options, onRequest);
+  function onRequest(req: IncomingMessage, res: ServerResponse): void {
     const problem = requestHeadProblem(req);
     if (problem) return sendError(res, problem);
     const path = (req.url ?? "/").split("?")[0];
@@ -116,8 +119,15 @@ export async function startMetricsListener(gateway: Gateway, log: Logger, host: 
       return;
     }
     sendError(res, new GatewayError(404, "NOT_FOUND", `No route for ${req.method} ${path} (this port serves GET /metrics)`));
-  });
+  }
   server.maxHeadersCount = 0; // every line kept (maxHeaderSize bounds them), so a count over ours is refused, not cut
+  // `Expect: 100-continue`: Node's own handling sent the 100 before any check, inviting the body of a request then
+  // refused (two Hosts, none). No route here reads a body, so none is asked for: the answer comes straight away, as on
+  // the API port (core/server.ts), and the connection closes after it (the body may or may not follow).
+  server.on("checkContinue", (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader("connection", "close");
+    onRequest(req, res);
+  });
   // An Expect other than 100-continue: a malformed head's 400 first, else the 417 in the envelope (Node's has no body).
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
     const problem = requestHeadProblem(req) ??
