@@ -142,16 +142,24 @@ describe("a chat image over plain http", () => {
     expect(anthropic.requests).toHaveLength(0);
   });
 
-  it("counting a Gemini model's tokens with an http image URL: the 400 names the provider counted for, not Anthropic", async () => {
+  it("counting a Gemini model's tokens with an http image URL: the 400 names the field, not Anthropic's rule", async () => {
     gemini.requests.length = 0;
     const body = { model: GEMINI, input: [{ role: "user", content: [{ type: "input_text", text: "what is this?" }, { type: "input_image", image_url: "http://images.example.com/cat.png" }] }] };
     const r = await postJson(`${gw.baseURL}/responses/input_tokens`, body, auth);
     expect(r.status, r.text).toBe(400);
     expect(r.json.error.param).toBe("input[0].content[1].image_url");
     expect(r.json.error.details).toMatchObject({ field: "input[0].content[1].image_url", reason: "not_https" });
-    expect(r.json.error.message).toBe('input[0].content[1].image_url: counting tokens for provider "gem" takes only https image URLs; send an https URL or a base64 data URL');
+    expect(r.json.error.message).toMatch(/^input\[0\]\.content\[1\]\.image_url\b/);
     expect(r.json.error.message).not.toMatch(/Anthropic/);
     expect(gemini.requests).toHaveLength(0);
+  });
+
+  it("counting an OpenAI model's tokens from a Gemini client (read as a Messages count body) with an http image URL names the provider counted for", async () => {
+    const body = { contents: [{ role: "user", parts: [{ text: "what is this?" }, { fileData: { mimeType: "image/png", fileUri: "http://images.example.com/cat.png" } }] }] };
+    const r = await postJson(`${gw.url}/api/v1beta/models/${encodeURIComponent(GPT)}:countTokens`, body, auth);
+    expect(r.status, r.text).toBe(400);
+    expect(r.json.error.message).toMatch(/: counting tokens for provider "oai" takes only https image URLs; send an https URL or a base64 data URL$/);
+    expect(r.json.error.message).not.toMatch(/Anthropic/);
   });
 
   it("counting a Claude model's tokens with an http image URL keeps Anthropic's rule in its words", async () => {
