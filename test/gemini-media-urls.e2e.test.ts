@@ -8,7 +8,11 @@ import type { Resolver, UrlFetchOptions } from "../core/net/url-fetch.ts";
 import { MAX_URLS } from "../providers/translate/chat-to-gemini/media-urls.ts";
 
 const LIVE = testKey("gemini-media-urls");
+const OTHER = testKey("gemini-media-urls-beta");
 const auth = { authorization: `Bearer ${LIVE}` };
+/** The smallest pool the schema allows: 32 MiB a project, so one 19 MiB image (25.3 MiB as base64) fits, two do not. */
+const POOL = 64 * 1024 * 1024;
+const NINETEEN_MIB = Buffer.concat([PNG_1x1, Buffer.alloc(19 * 1024 * 1024)]);
 const model = "google/gemini-2.5-flash";
 let gemini: FakeGemini;
 let gw: TestGateway;
@@ -20,18 +24,18 @@ beforeAll(async () => {
   gemini = await startFakeGemini();
   img = await startHttpsLoopback((req, res) => {
     if (req.url === "/login") return void res.writeHead(200, { "content-type": "text/html" }).end("<html>Sign in</html>");
-    if (req.url === "/two-mib.png") return void res.writeHead(200, { "content-type": "image/png" }).end(Buffer.concat([PNG_1x1, Buffer.alloc(2 * 1024 * 1024)]));
+    if (req.url!.startsWith("/nineteen.png")) return void res.writeHead(200, { "content-type": "image/png" }).end(NINETEEN_MIB);
     res.writeHead(200, { "content-type": "image/png" }).end(PNG_1x1);
   });
   const pricing = { input: "0.0000003", output: "0.0000025" };
   gw = await startTestGateway({
-    server: { url_fetch: { allow_hosts: ["img.test"], max_bytes_in_flight: 1024 * 1024 } },
+    server: { url_fetch: { allow_hosts: ["img.test"], max_bytes_in_flight: POOL } },
     providers: {
       gem: { protocol: "gemini", base_url: gemini.baseUrl, api_key: FAKE_GEMINI_KEY },
       gem2: { protocol: "gemini", base_url: gemini.baseUrl, api_key: FAKE_GEMINI_KEY },
     },
     models: { [model]: { type: "language", endpoints: [{ provider: "gem", model: "gemini-2.5-flash", pricing }, { provider: "gem2", model: "gemini-2.5-flash", pricing }] } },
-    projects: { acme: { keys: [keyEntry("ci", LIVE)] } },
+    projects: { acme: { keys: [keyEntry("ci", LIVE)] }, beta: { keys: [keyEntry("ci", OTHER)] } },
   });
   Object.assign(gw.gateway.config.server.urlFetch as UrlFetchOptions, { resolver, ca: TEST_CERT });
 });
@@ -63,18 +67,29 @@ describe("image URLs downloaded for Gemini", () => {
     expect(gemini.requests).toHaveLength(0);
   });
 
-  it("past server.url_fetch.max_bytes_in_flight (all requests' downloads at once) a download is a 429 naming the setting, not more memory", async () => {
+  it("a request's downloaded image counts against server.url_fetch.max_bytes_in_flight until the request ends (a slow stream), one project at most half of it: its next big image is a 429, another project's gets through", async () => {
     gemini.requests.length = 0;
-    const r = await postJson(`${gw.baseURL}/chat/completions`, ask(["/two-mib.png"]), auth);
-    expect(r.status).toBe(429);
-    expect(r.headers.get("retry-after")).toBe("2");
-    expect(r.json.error).toMatchObject({
-      code: "RATE_LIMITED", param: "messages[0].content[1].image_url.url",
-      details: { reason: "downloads_busy", setting: "server.url_fetch.max_bytes_in_flight", max_bytes_in_flight: 1024 * 1024 },
-    });
-    expect(gemini.requests).toHaveLength(0);
-    // Small images still go through: the bound counts bytes held, and the refused request gave its back.
-    expect((await postJson(`${gw.baseURL}/chat/completions`, ask(["/a.png"]), auth)).status).toBe(200);
+    gemini.chunkDelayMs = 300; // the upstream's stream runs for seconds after the download is done
+    try {
+      const streaming = postJson(`${gw.baseURL}/chat/completions`, { ...ask(["/nineteen.png?a"]), stream: true }, auth);
+      for (let i = 0; i < 300 && gemini.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(gemini.requests).toHaveLength(1); // downloaded and sent: the request now waits on its stream
+      const second = await postJson(`${gw.baseURL}/chat/completions`, ask(["/nineteen.png?b"]), auth);
+      expect(second.status, second.text).toBe(429);
+      expect(second.headers.get("retry-after")).toBe("2");
+      expect(second.json.error).toMatchObject({
+        code: "RATE_LIMITED", param: "messages[0].content[1].image_url.url",
+        details: { reason: "project_downloads_busy", setting: "server.url_fetch.max_bytes_in_flight", max_bytes_in_flight: POOL },
+      });
+      // Another project's image is not starved by the first one's.
+      const other = await postJson(`${gw.baseURL}/chat/completions`, ask(["/nineteen.png?c"]), { authorization: `Bearer ${OTHER}` });
+      expect(other.status, other.text).toBe(200);
+      expect((await streaming).status).toBe(200);
+    } finally {
+      gemini.chunkDelayMs = 0;
+    }
+    // The stream over, its bytes are given back: the same image goes through now.
+    expect((await postJson(`${gw.baseURL}/chat/completions`, ask(["/nineteen.png?d"]), auth)).status).toBe(200);
   });
 
   it(`more than ${MAX_URLS} URLs is a 400 before any download`, async () => {

@@ -61,6 +61,7 @@ export async function handleRequest(
     responseHeaders: {},
     onFinish: (fn) => { finishers.push({ fn, plugin: pluginRunning(ctx) }); },
   };
+  controller.owner = () => ctx.auth?.projectId; // what is shared out per project (media-URL downloads) reads it
   const { metrics } = gateway;
   metrics.inFlight.enter(spec.kind);
   const observed = observe(gateway, ctx, req, res, spec); // access log line and trace; undefined when both are off
@@ -160,6 +161,7 @@ export async function handleRequest(
     } finally {
       gateway.release(snapshot);
       gateway.inflight.leave(controller);
+      controller.end(); // what the request held for its life (media-URL bytes in flight) is let go
     }
   }
 }

@@ -54,9 +54,34 @@ const bySignal = new WeakMap<AbortSignal, RequestAbort>();
 export class RequestAbort {
   readonly controller = new AbortController();
   readonly upstream = new UpstreamCancel();
+  /** Whose request this is (its project, once auth has run): what is shared out per project reads it. */
+  owner?: () => string | undefined;
+  private enders: Array<() => void> | undefined;
+  private ended = false;
 
   constructor() {
     bySignal.set(this.controller.signal, this);
+  }
+
+  /** Runs `fn` once the request has ended (answered, its stream written, failed or cut); at once if it has. */
+  onEnd(fn: () => void): void {
+    if (this.ended) fn();
+    else (this.enders ??= []).push(fn);
+  }
+
+  /** The request has ended: what it held for its life (media-URL bytes in flight) is let go. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const fns = this.enders;
+    this.enders = undefined;
+    for (const fn of fns ?? []) {
+      try {
+        fn();
+      } catch {
+        // a release that throws must not keep the others from running
+      }
+    }
   }
 
   get signal(): AbortSignal {
@@ -86,4 +111,9 @@ export function abortRequest(signal: AbortSignal | undefined, reason: unknown): 
   const r = signal && bySignal.get(signal);
   r?.abort(reason);
   return Boolean(r);
+}
+
+/** The request whose signal this is, or undefined for a signal that is not a request's own (a job's, a test's). */
+export function requestOf(signal: AbortSignal | undefined): RequestAbort | undefined {
+  return signal && bySignal.get(signal);
 }

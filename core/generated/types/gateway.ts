@@ -241,7 +241,7 @@ export interface UrlFetchConfig {
    */
   timeout_ms?: number;
   /**
-   * Bytes the media-URL downloads of all requests (images inlined for Gemini, Claude on Bedrock and Vertex, Bedrock Converse) may hold at once in one gateway process, counted as they arrive; a request's downloads count until they are all done. A download that would pass it is a 429 RATE_LIMITED naming this setting (retry after 2 s) rather than more memory. Each request is also held to 20 MiB of downloads in all.
+   * Bytes the media-URL downloads of all requests (images inlined for Gemini, Claude on Bedrock and Vertex, Bedrock Converse) may hold at once in one gateway process, counted as the base64 they become (4/3 of the bytes) from their first chunk until the request that downloaded them ends; one project holds at most half of it. A download that would pass it is a 429 RATE_LIMITED naming this setting (retry after 2 s) rather than more memory. Each request is also held to 20 MiB of downloads in all; at least 64 MiB, so that half of it always has room for one request's 20 MiB.
    */
   max_bytes_in_flight?: number;
 }

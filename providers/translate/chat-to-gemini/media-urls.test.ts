@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CONCURRENCY, inlineUrls, MAX_TOTAL_BYTES, MAX_URLS, type PendingUrl } from "./media-urls.ts";
 import { DEFAULT_URL_FETCH, type Resolver, type UrlFetchOptions } from "../../../core/net/url-fetch.ts";
 import { clientDownloads } from "../../../core/net/download-pool.ts";
+import { RequestAbort } from "../../../core/net/request-abort.ts";
+import { base64Size } from "./download-budget.ts";
 import { PNG_1x1, startHttpsLoopback, TEST_CERT, type HttpsLoopback } from "../../../test/helpers/https-loopback.ts";
 
 let img: HttpsLoopback;
@@ -49,6 +51,7 @@ beforeAll(async () => {
       return void setTimeout(() => (inflight--, res.writeHead(200, { "content-type": "image/png" }).end(PNG_1x1)), 50);
     }
     if (req.url!.startsWith("/big")) return stream(res, 19 * 1024 * 1024, undefined);
+    if (req.url!.startsWith("/mib")) return stream(res, 1024 * 1024, undefined);
     if (req.url!.startsWith("/held")) return stream(res, HELD_BYTES, released);
     if (req.url === "/slow") {
       res.on("close", () => { if (!res.writableFinished) slowCut++; });
@@ -179,3 +182,51 @@ describe("the bytes downloads hold are bounded as they arrive", () => {
     expect(clientDownloads.inFlight).toBe(0);
   });
 });
+
+describe("what a client request downloaded stays counted until the request ends, and one project holds at most half", () => {
+  const url = (path: string) => `https://img.test:${img.port}${path}`;
+  const at = (i: number, path: string): PendingUrl => ({ ...pending(url(path)), field: `messages[0].content[${i}].image_url.url` });
+  /** 3 MiB in all, 1.5 MiB a project: one 1 MiB image is held as 1.33 MiB of base64. */
+  const limited = (): UrlFetchOptions => ({ ...policy(), maxBytesInFlight: 3 * 1024 * 1024 });
+  const request = (project: string) => Object.assign(new RequestAbort(), { owner: () => project });
+  const HELD = base64Size(1024 * 1024);
+
+  it("a request whose downloads are done (waiting on its upstream) still holds its share; another project's image gets through; the pool is full until requests end", async () => {
+    const a = request("alpha");
+    await inlineUrls([at(1, "/mib?a")], limited(), a.signal);
+    expect(clientDownloads.inFlight).toBe(HELD); // done downloading, but the request still sends and keeps the bytes
+    // The same project's next request would hold more than half the pool.
+    const a2 = request("alpha");
+    await expect(inlineUrls([at(1, "/mib?a2")], limited(), a2.signal)).rejects.toMatchObject({
+      status: 429, code: "RATE_LIMITED", retryAfter: 2,
+      message: expect.stringContaining("this project's requests hold half of server.url_fetch.max_bytes_in_flight"),
+      details: { reason: "project_downloads_busy", setting: "server.url_fetch.max_bytes_in_flight" },
+    });
+    a2.end();
+    // Another project's image still fits.
+    const b = request("beta");
+    await inlineUrls([at(1, "/mib?b")], limited(), b.signal);
+    expect(clientDownloads.inFlight).toBe(2 * HELD);
+    // A third project's would pass the pool while alpha and beta have not ended (before: both were given back already).
+    const c = request("gamma");
+    await expect(inlineUrls([at(1, "/mib?c")], limited(), c.signal)).rejects.toMatchObject({ status: 429, details: { reason: "downloads_busy" } });
+    c.end();
+    a.end();
+    expect(clientDownloads.inFlight).toBe(HELD);
+    const c2 = request("gamma");
+    await inlineUrls([at(1, "/mib?c2")], limited(), c2.signal);
+    b.end();
+    c2.end();
+    expect(clientDownloads.inFlight).toBe(0);
+    expect(clientDownloads.heldBy("alpha") + clientDownloads.heldBy("beta") + clientDownloads.heldBy("gamma")).toBe(0);
+  });
+
+  it("a request whose downloads failed gives its share back at once, before it ends", async () => {
+    const a = request("alpha");
+    await expect(inlineUrls([at(1, "/mib?f"), at(2, "/page")], limited(), a.signal)).rejects.toMatchObject({ status: 400 });
+    expect(clientDownloads.inFlight).toBe(0);
+    a.end();
+    expect(clientDownloads.inFlight).toBe(0);
+  });
+});
+

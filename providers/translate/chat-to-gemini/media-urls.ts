@@ -6,16 +6,18 @@
 // Bounded per request, since each URL costs a connection and up to url_fetch.max_bytes of memory: at most MAX_URLS
 // URLs, MAX_TOTAL_BYTES downloaded in all (counted as the bytes arrive, over the downloads running side by side, so
 // the one that passes it stops them all), CONCURRENCY at a time; the first failure cancels the others. Across
-// requests, the bytes downloads hold while they run are bounded by server.url_fetch.max_bytes_in_flight
-// (core/net/download-pool.ts): past it a download is a 429 to retry shortly, not more memory. What one
-// attempt downloaded is kept for the request's retries and fallbacks (keyed by the request's signal, which every
-// attempt of one client request shares), so a URL is fetched once per client request. Claude on Bedrock and Vertex
+// requests, the bytes requests hold (from their first chunk until the request ends) are bounded by
+// server.url_fetch.max_bytes_in_flight, half of it per project (core/net/download-pool.ts): past it a download is a
+// 429 to retry shortly, not more memory. What one attempt downloaded is kept for the request's retries and
+// fallbacks (keyed by the request's signal, which every attempt of one client request shares, and let go when the
+// request ends), so a URL is fetched once per client request. Claude on Bedrock and Vertex
 // fetches no URLs either, nor does Bedrock Converse: their image and document URLs are inlined here too
 // (claude-url-sources.ts, chat-to-converse/url-media.ts).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { UrlFetchOptions } from "../../../core/net/url-fetch.ts";
 import { fetchClientMedia } from "../../client-media.ts";
 import { requestBudget } from "./download-budget.ts";
+import { requestOf } from "../../../core/net/request-abort.ts";
 
 /** A part sent as fileData for now, to become inlineData once its URL is downloaded. */
 export interface PendingUrl {
@@ -60,14 +62,17 @@ export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetc
     throw invalidRequest(`${over.field}: at most ${MAX_URLS} media URLs per request can be downloaded for ${forWhom.upstream} (send more as data: URLs${forWhom === GEMINI ? " or Files API URIs" : ""})`, over.field, { reason: "too_many_urls", max_urls: MAX_URLS });
   }
   // Kept per upstream kind too: what one takes from a URL (audio for Gemini) another may not.
-  const keptFor = kept.get(signal) ?? new Map<string, Map<string, Promise<Inline>>>();
-  kept.set(signal, keptFor);
+  let keptFor = kept.get(signal);
+  if (!keptFor) {
+    kept.set(signal, (keptFor = new Map()));
+    requestOf(signal)?.onEnd(() => kept.delete(signal)); // the bytes go with the request, as the pool's share does
+  }
   let cache = keptFor.get(forWhom.upstream);
   if (!cache) keptFor.set(forWhom.upstream, (cache = new Map()));
   // One failure stops the downloads still running (and the client going away stops them all).
   const stop = new AbortController();
   const linked = AbortSignal.any([signal, stop.signal]);
-  const budget = requestBudget(MAX_TOTAL_BYTES, policy, forWhom.upstream);
+  const budget = requestBudget(MAX_TOTAL_BYTES, policy, forWhom.upstream, signal);
   const got = new Map<string, Inline>();
   const queue = pending.filter((p, i) => pending.findIndex((q) => q.url === p.url) === i);
   const worker = async () => {
@@ -92,10 +97,10 @@ export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetc
     })));
   } catch (e) {
     stop.abort();
+    budget.close(false); // nothing of it goes on: given back now
     throw e;
-  } finally {
-    budget.close();
   }
+  budget.close(true); // the request sends and keeps these bytes: held until it ends
   for (const { part, url, inline } of pending) {
     const { mimeType, data } = got.get(url)!;
     if (inline) inline(mimeType, data);
