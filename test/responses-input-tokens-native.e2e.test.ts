@@ -106,6 +106,39 @@ describe("a native OpenAI model is counted by OpenAI's own /responses/input_toke
   });
 });
 
+describe("a native count where the upstream cannot give one as create is served", () => {
+  it("a continuation whose referenced item the upstream lost is counted on the whole history, as create falls back to it", async () => {
+    const first = await create({ model: GPT5, input: "Which server are you?", store: true });
+    expect(first.output.map((o) => o.type)).toContain("reasoning");
+    oai.responses.stored.delete(first.id);
+    const next = { model: GPT5, previous_response_id: first.id, input: "more", tools: [{ type: "mcp", server_label: "docs", allowed_tools: ["whoami"], require_approval: "never" }] };
+    const { data, source } = await count(next);
+    expect(source).toBe("upstream");
+    const sent = lastCount().body;
+    expect(sent.input.some((i: { type?: string }) => i.type === "reasoning")).toBe(false);
+    expect(data.input_tokens).toBeGreaterThan(0);
+    expect((await create(next)).status).toBe("completed");
+  }, 30_000);
+
+  const missing: Array<[string, { kind: "status"; status: number; body?: unknown }]> = [
+    ["a 404 unknown_url", { kind: "status", status: 404, body: { error: { message: "Invalid URL (POST /v1/responses/input_tokens)", type: "invalid_request_error", param: null, code: "unknown_url" } } }],
+    ["a 405", { kind: "status", status: 405, body: "Method Not Allowed" }],
+  ];
+  it.each(missing)("an OpenAI-compatible host without /responses/input_tokens (%s) is counted locally, the header saying so", async (_name, failure) => {
+    oai.failures.push(failure);
+    const body = { model: GPT5, instructions: "Be brief.", input: "What's the weather like in San Francisco?" };
+    const { data, source } = await count(body);
+    expect(source).toBe("tokenizer:o200k_base; the upstream has no /responses/input_tokens");
+    expect(data.input_tokens).toBeGreaterThan(5);
+  });
+
+  it("any other upstream 404 of the count is still the client's error, not counted locally", async () => {
+    oai.failures.push({ kind: "status", status: 404, body: { error: { message: "The model `gpt-5` does not exist or you do not have access to it.", type: "invalid_request_error", param: null, code: "model_not_found" } } });
+    const err = await client.responses.inputTokens.count({ model: GPT5, input: "hi" }).catch((e) => e);
+    expect(err.status).toBe(502);
+  });
+});
+
 describe("a translated model is counted with what create sends it", () => {
   it("tool_choice reaches the count, so a forced tool turns Claude's thinking off there as in create", async () => {
     const body = { model: CLAUDE, instructions: "Be brief.", input: "Weather in Paris?", tools: weatherTools, tool_choice: "required", reasoning: { effort: "medium" } };

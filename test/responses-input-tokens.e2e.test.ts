@@ -1,6 +1,6 @@
 // POST /api/v1/responses/input_tokens with the openai SDK's responses.inputTokens.count: OpenAI's answer shape, the
-// count made on the Messages count_tokens path (Anthropic's own count, Gemini's countTokens, the local tokenizer for
-// OpenAI-protocol models, the simulator for sandbox keys); previous_response_id followed as a create follows it; the
+// count made through the translation create uses (Anthropic's own count, Gemini's countTokens, the local tokenizer for
+// OpenAI-protocol models, the simulator for sandbox keys), so web_search counts where create serves it; previous_response_id followed as a create follows it; the
 // key, allowlist and unknown-model refusals of any other request; never billed. POST /api/v1/responses/compact is a
 // 404 naming the endpoint, not the 405 of /responses/{id}.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,6 +96,47 @@ describe("responses.inputTokens.count", () => {
     await expect(client().responses.inputTokens.count({ model: "openai/nope-9", input: "hi" })).rejects.toMatchObject({ status: 404 });
     await expect(client(LIMITED).responses.inputTokens.count({ model: CLAUDE, input: "hi" })).rejects.toMatchObject({ status: 403 });
     await expect(client("mg_live_wrongwrongwrong0").responses.inputTokens.count({ model: GPT, input: "hi" })).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe("a translated target is counted as its create is translated", () => {
+  // web_search was read as Anthropic's web_search_20250305 and refused by every upstream but Claude, while create
+  // answers: the count now goes through the create's own translation (Responses -> chat, -> Gemini) and its count.
+  const search = { input: "Latest gateway news?", tools: [{ type: "web_search" as const }] };
+  const targets: Array<[string, string, string, RegExp]> = [
+    ["the simulator (sandbox key)", GPT, SANDBOX, /^simulator$/],
+    ["an OpenAI chat model", GPT, LIVE, /^tokenizer:o200k_base$/],
+    ["Gemini", GEMINI, LIVE, /^upstream$/],
+  ];
+
+  it.each(targets)("%s: web_search is counted where create answers, not a 400 naming web_search_20250305", async (_name, model, key, how) => {
+    const created = await client(key).responses.create({ model, ...search, store: false });
+    expect(created.status).toBe("completed");
+    const { data, source } = await count({ model, ...search }, key);
+    expect(source).toMatch(how);
+    expect(data.input_tokens).toBeGreaterThan(0);
+  });
+
+  it("the simulator's count is the input its create reports", async () => {
+    const created = await client(SANDBOX).responses.create({ model: GPT, instructions: "Be brief.", ...search, store: false });
+    const { data } = await count({ model: GPT, instructions: "Be brief.", ...search }, SANDBOX);
+    expect(data.input_tokens).toBe(created.usage!.input_tokens);
+  });
+
+  it("Gemini counts the googleSearch tool create sends it", async () => {
+    await count({ model: GEMINI, ...search });
+    const counted = gem.requests.at(-1)!;
+    expect(counted.path).toMatch(/:countTokens$/);
+    expect(counted.body.generateContentRequest.tools).toEqual([{ googleSearch: {} }]);
+  });
+
+  it("a request create refuses is refused the same, naming the client's field", async () => {
+    const body = { model: GPT, ...search, tool_choice: { type: "file_search" } } as never;
+    const created = await client().responses.create(body).catch((e) => e);
+    const counted = await client().responses.inputTokens.count(body).catch((e) => e);
+    expect(counted.status).toBe(400);
+    expect(counted.message).toBe(created.message);
+    expect(counted.message).toContain("tool_choice");
   });
 });
 

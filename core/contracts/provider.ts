@@ -122,6 +122,11 @@ export interface ProviderDriver {
    */
   countGeminiTokens?: Operation;
   /**
+   * A chat completions body (what a translated Responses create sends a chat upstream) in, `{ input_tokens }` out;
+   * never billed. Counted as sent: read as Messages it would be refused what chat serves (web_search_options).
+   */
+  countChatTokens?: Operation;
+  /**
    * POST {base_url}/responses/input_tokens (OpenAI's own count of a Responses request: hosted tools, file ids,
    * conversations and previous_response_id counted where they live) with a Responses client's input fields in,
    * `{ input_tokens }` out; never billed. Only for targets whose /responses passes through (nativeResponses).

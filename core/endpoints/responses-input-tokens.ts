@@ -4,10 +4,11 @@
 // /responses (native_responses) gets the count there (the driver's countResponsesTokens: POST
 // /v1/responses/input_tokens), so hosted tools, file ids, a conversation and a previous_response_id that upstream
 // holds are counted where they live, and a continuation is sent as create sends it (by id to the upstream that made
-// the previous response, else the whole history: core/responses/native-history.ts). Any other target gets the
-// Messages count_tokens path (core/endpoints/count-tokens.ts, the driver's countTokens op: the provider's own count,
-// or a tokenizer), reached by reading the request as a create is translated for a Messages upstream (Responses ->
-// chat -> Messages), tool_choice included (a forced tool changes the tool prompt, and turns Claude's thinking off).
+// the previous response, else the whole history, also once the upstream lost an item it references:
+// core/responses/native-history.ts); a host without that route (404/405) is counted locally instead. Any other target
+// is counted through the translator its create uses (core/responses/count-as-create.ts: Responses -> chat and the
+// local tokenizer or simulator, -> Gemini and its countTokens, -> Messages and count_tokens for Claude), tool_choice
+// included (a forced tool changes the tool prompt, and turns Claude's thinking off).
 // mcp tools the gateway runs are counted as the functions create offers (core/responses/mcp-count.ts). x-mg-token-count
 // says where the count came from. Not billed: like count_tokens, budget and metering skip it, and rate limits charge
 // one request and no tokens.
@@ -15,11 +16,13 @@ import { validateResponses } from "../generated/validators.js";
 import { dispatch } from "../dispatch.ts";
 import { GatewayError } from "../errors.ts";
 import { Unsupported, upstreamProtocolOf } from "../contracts/translator.ts";
-import type { ProviderResult } from "../contracts/provider.ts";
+import { TOKEN_COUNT_HEADER, type ProviderResult } from "../contracts/provider.ts";
 import { buildConversation, type Conversation } from "../responses/conversation.ts";
 import { responseOwner } from "../responses/owner.ts";
 import { mcpAsCreateSends } from "../responses/mcp-count.ts";
-import { nativeRebuilt, sameUpstreamRebuilt, upstreamLostPrevious } from "../responses/native-history.ts";
+import { nativeRebuilt, sameUpstreamRebuilt, upstreamLostItem, upstreamLostPrevious } from "../responses/native-history.ts";
+import { countAsCreate } from "../responses/count-as-create.ts";
+import { countRouteMissing, NO_COUNT_ROUTE } from "../responses/count-route-missing.ts";
 import { continuesByHistory } from "../responses/stored-view.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import type { EndpointSpec } from "./spec.ts";
@@ -49,7 +52,13 @@ function countNatively(ctx: GatewayContext, state: CountState, send: (body: any)
   const previous = state.conv.previous;
   if (!previous) return send(ctx.body);
   if (!(previous.native && previous.provider === provider)) return send(nativeRebuilt(ctx.body));
-  if (state.mcpConverted || continuesByHistory(ctx)) return send(sameUpstreamRebuilt(ctx.body));
+  if (state.mcpConverted || continuesByHistory(ctx)) {
+    // As create (responses-state.ts): an item the upstream forgot goes, the history kept whole without it.
+    return send(sameUpstreamRebuilt(ctx.body)).catch((e: unknown) => {
+      if (!upstreamLostItem(e)) throw e;
+      return send(nativeRebuilt(ctx.body));
+    });
+  }
   // By id, as create continues it there; the upstream that lost it gets the whole history as kept.
   return send(state.conv.passthrough).catch((e: unknown) => {
     if (!upstreamLostPrevious(e)) throw e;
@@ -57,21 +66,18 @@ function countNatively(ctx: GatewayContext, state: CountState, send: (body: any)
   });
 }
 
-/** Each attempt's count (one function, see ctx.invoke): natively where create passes through, else as Messages. */
+/** Each attempt's count (one function, see ctx.invoke): natively where create passes through, else as create translates. */
 const countOn: NonNullable<GatewayContext["invoke"]> = (ctx, driver, _op, target, call) => {
   const state = states.get(ctx)!;
   if (driver.countResponsesTokens && upstreamProtocolOf(driver, "responses", target) === "responses") {
-    return countNatively(ctx, state, (body) => driver.countResponsesTokens!(body, target, call), target.provider);
+    return countNatively(ctx, state, (body) => driver.countResponsesTokens!(body, target, call), target.provider).catch((e: unknown) => {
+      // A host that serves /responses but has no count route: counted here, as before the upstream count, and said so.
+      const local = countRouteMissing(e) ? countAsCreate(ctx, driver, target, call, "chat") : undefined;
+      if (!local) throw e;
+      return local.then((r) => ({ ...r, headers: { ...r.headers, [TOKEN_COUNT_HEADER]: `${r.headers?.[TOKEN_COUNT_HEADER]}; ${NO_COUNT_ROUTE}` } }));
+    });
   }
-  if (!driver.countTokens) return undefined; // dispatch passes over a provider that cannot count
-  const opts = { cacheMarkers: false, cacheAuto: false, driverProtocol: driver.protocol, provider: target.provider };
-  const t = ctx.gateway.translators.responses.messages!.request(ctx.body, target, opts);
-  // What is counted is the input: the output limit and sampling settings the translation adds play no part.
-  const { max_tokens: _max, stream: _stream, temperature: _t, top_p: _p, stop_sequences: _s, metadata: _m, ...count } = t.body as Record<string, unknown>;
-  const body = { ...count, model: ctx.body.model, ...(ctx.body.providerOptions ? { providerOptions: ctx.body.providerOptions } : {}) };
-  // A URL the upstream will not fetch itself is downloaded first, as for a create.
-  const ready = t.download ? t.download(ctx.config.server.urlFetch, call.signal) : Promise.resolve();
-  return ready.then(() => driver.countTokens!(body, target, call));
+  return countAsCreate(ctx, driver, target, call); // undefined: dispatch passes over a provider that cannot count
 };
 
 async function terminal(ctx: GatewayContext): Promise<void> {

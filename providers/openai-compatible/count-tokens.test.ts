@@ -1,7 +1,7 @@
 // The chat counter against figures the OpenAI API itself reported as usage.prompt_tokens for fixed requests
 // (openai-cookbook, "How to count tokens with tiktoken", sections 6 and 7).
 import { describe, expect, it } from "vitest";
-import { MAX_BPE_BYTES, chatPromptTokens, encodingFor, openaiCountTokens, tokenizer, type EncodingName } from "./count-tokens.ts";
+import { MAX_BPE_BYTES, chatPromptTokens, encodingFor, openaiCountChatTokens, openaiCountTokens, tokenizer, type EncodingName } from "./count-tokens.ts";
 import { TOKEN_COUNT_HEADER } from "../../core/contracts/provider.ts";
 
 const jargon = [
@@ -61,6 +61,14 @@ describe("chatPromptTokens", () => {
     const image = (detail?: string) => ({ role: "user", content: [{ type: "text", text: "Weather?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA", ...(detail ? { detail } : {}) } }] });
     expect(await count({ messages: [image("low")] }, "o200k_base")).toBe(plain + 85);
     expect(await count({ messages: [image()] }, "o200k_base")).toBe(plain + 765);
+  });
+});
+
+describe("openaiCountChatTokens", () => {
+  it("counts a chat body as sent (a translated Responses create's), its web search options taken as chat serves them", async () => {
+    const target = { modelId: "openai/gpt-4o", upstreamModel: "gpt-4o", provider: "up", pricing: {} } as never;
+    const r = await openaiCountChatTokens({ messages: weatherMessages, tools: [weatherTool], web_search_options: {} } as never, target, "up");
+    expect(r).toMatchObject({ kind: "json", body: { input_tokens: 101 }, headers: { [TOKEN_COUNT_HEADER]: "tokenizer:o200k_base" } });
   });
 });
 

@@ -118,9 +118,13 @@ export function chatPromptTokens(body: { messages?: any[]; tools?: any[] }, coun
   return n;
 }
 
-export async function openaiCountTokens(body: any, target: Target, provider: string, signal?: AbortSignal): Promise<ProviderResult> {
+export function openaiCountTokens(body: any, target: Target, provider: string, signal?: AbortSignal): Promise<ProviderResult> {
+  return openaiCountChatTokens(messagesToChatRequest(body).body as { messages: any[]; tools?: any[] }, target, provider, signal);
+}
+
+/** A chat completions body's prompt tokens (a translated Responses count: what its create sends). */
+export async function openaiCountChatTokens(chat: { messages?: any[]; tools?: any[] }, target: Target, provider: string, signal?: AbortSignal): Promise<ProviderResult> {
   const { encoding, exact } = encodingFor(target);
-  const chat = messagesToChatRequest(body).body as { messages: any[]; tools?: any[] };
   // The fixed per-message and per-function tokens first, the texts gathered to be counted together after.
   const texts: string[] = [];
   let bytes = 0;

@@ -11,7 +11,7 @@ import { fromOpenAIUsage } from "./usage.ts";
 import { openaiEmbeddings } from "./embeddings.ts";
 import { openaiImages } from "./images.ts";
 import { openaiVideos } from "./videos.ts";
-import { openaiCountTokens } from "./count-tokens.ts";
+import { openaiCountChatTokens, openaiCountTokens } from "./count-tokens.ts";
 import { deleteOpenAIResponse, openaiResponses } from "./responses.ts";
 import { openaiCountResponsesTokens } from "./responses-input-tokens.ts";
 import { openaiModerations } from "./moderations.ts";
@@ -56,6 +56,7 @@ export function createOpenAIDriver(name: string, config: ProviderConfig, default
     // Azure has no /moderations (its content filters are a service of their own).
     ...(config.flavor === "azure" ? {} : { moderations: (body: any, target: Target, call: CallOptions) => openaiModerations(client, config, name, body, target, call) }),
     countTokens: (body, target, call) => openaiCountTokens(body, target, name, call.signal),
+    countChatTokens: (body, target, call) => openaiCountChatTokens(body, target, name, call.signal),
     embeddings: (body, target, call) => openaiEmbeddings(client, config, name, body, target, call),
     images: (body, target, call) => openaiImages(client, config, name, body, target, call),
     videos: (body, target, call) => openaiVideos(client, config, name, body, target, call),

@@ -18,6 +18,7 @@ export function createTogetherDriver(name: string, config: ProviderConfig, defau
     protocol: "together",
     chat: openai.chat,
     countTokens: openai.countTokens,
+    countChatTokens: openai.countChatTokens,
     embeddings: openai.embeddings,
     images: openai.images,
     async rerank(call: RerankCall, target, opts): Promise<ProviderResult> {

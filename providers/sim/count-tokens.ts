@@ -5,6 +5,11 @@ import { messagesToChatRequest } from "../translate/messages-to-chat/request.ts"
 import { countResult } from "../count-result.ts";
 import { promptTokens } from "./tokens.ts";
 
-export async function simCountTokens(body: any, provider: string): Promise<ProviderResult> {
-  return countResult(provider, promptTokens(messagesToChatRequest(body).body as Parameters<typeof promptTokens>[0]), "simulator");
+export function simCountTokens(body: any, provider: string): Promise<ProviderResult> {
+  return simCountChatTokens(messagesToChatRequest(body).body, provider);
+}
+
+/** A chat body's prompt tokens as its create reports them (a translated Responses count: what that create sends). */
+export async function simCountChatTokens(body: any, provider: string): Promise<ProviderResult> {
+  return countResult(provider, promptTokens(body as Parameters<typeof promptTokens>[0]), "simulator");
 }

@@ -6,7 +6,7 @@ import { simEmbeddings } from "./embeddings.ts";
 import { simRerank } from "./rerank.ts";
 import { simImages } from "./images.ts";
 import { simVideos } from "./videos.ts";
-import { simCountTokens } from "./count-tokens.ts";
+import { simCountChatTokens, simCountTokens } from "./count-tokens.ts";
 
 export function createSimDriver(name: string, config: ProviderConfig): ProviderDriver {
   const opts = config.sim ?? {};
@@ -15,6 +15,7 @@ export function createSimDriver(name: string, config: ProviderConfig): ProviderD
     protocol: "sim",
     chat: (body, target, call) => simChat(body, target, call, opts),
     countTokens: (body) => simCountTokens(body, name),
+    countChatTokens: (body) => simCountChatTokens(body, name),
     embeddings: (body, target, call) => simEmbeddings(body, target, call, opts),
     rerank: (body, target, call) => simRerank(body, target, call, opts),
     images: (body, target, call) => simImages(body, target, call, opts),
