@@ -33,17 +33,23 @@ export async function serveMetrics(gateway: Gateway, req: IncomingMessage, res: 
     }));
   }
   const { registry } = gateway.metrics;
+  // HEAD (an uptime probe) reads no counts: it is not a scrape, so it neither gathers the cluster's metrics nor ends a
+  // shutdown's wait for one more scrape (core/shutdown.ts), on one process or with --workers N alike.
+  if (req.method === "HEAD") {
+    res.writeHead(200, { "content-type": registry.contentType });
+    return void res.end();
+  }
   // In progress until its connection is done with it: a shutdown's last wait (core/shutdown.ts) closes no scrape mid-answer.
   res.once("close", gateway.metrics.scrapes.answering());
   // A worker of `start --workers N` answers for the whole cluster, whichever worker the scrape reached; its own counts
   // are read as its part of that sum (core/cluster.ts), which is where the scrape is noted, once.
   const { requests } = gateway.metrics;
-  const read = !clusterScrape && req.method === "GET" ? gateway.metrics.scrapes.reading(() => requests.added) : undefined;
+  const read = clusterScrape ? undefined : gateway.metrics.scrapes.reading(() => requests.added);
   const text = await (clusterScrape ? clusterScrape() : registry.metrics());
   res.writeHead(200, { "content-type": registry.contentType });
   // Sent whole: a shutdown waiting for one more scrape (core/shutdown.ts) may close the listener now.
   if (read) res.once("finish", read);
-  res.end(req.method === "HEAD" ? undefined : text);
+  res.end(text);
 }
 
 export interface MetricsListener {
