@@ -35,6 +35,28 @@ describe("ScrapeWatch.nextWithinMs", () => {
     expect(w.nextWithinMs(5000)).toBe(6000); // bounded by the caller (the grace period)
   });
 
+  it("a missed scrape (one gap of 30 s among 15 s ones) does not double the wait: the 15 s scraper is waited for", () => {
+    const counted = { n: 0 };
+    const w = scrapedAt([0, 15_000, 30_000, 60_000, 75_000, 90_100], counted);
+    counted.n = 1;
+    expect(w.nextWithinMs(60_000)).toBe(16_100); // 15.1 s, the longest gap seen twice, and a second; not 31 s
+  });
+
+  it("an HA pair's long gap, which comes every cycle, is still waited for when one of the pair missed a scrape", () => {
+    const counted = { n: 0 };
+    // Scrapers at 0 and +500 ms every 15 s; the second missed its scrape at 30.5 s (a gap of 29.5 s, seen once).
+    const w = scrapedAt([0, 500, 15_000, 15_500, 30_000, 59_500, 60_000, 60_400], counted);
+    counted.n = 1;
+    expect(w.nextWithinMs(60_000)).toBe(15_500);
+  });
+
+  it("with no gap seen twice yet, waits for the longest", () => {
+    const counted = { n: 0 };
+    const w = scrapedAt([0, 15_000, 45_000], counted);
+    counted.n = 1;
+    expect(w.nextWithinMs(60_000)).toBe(31_000);
+  });
+
   it("counts one scrape once, however many times its reading says it was sent", () => {
     const counted = { n: 0 };
     let now = 0;

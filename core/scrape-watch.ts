@@ -7,8 +7,21 @@ import { performance } from "node:perf_hooks";
 
 /** Slack over the scrape interval seen: a scraper's clock and the scrape's own time. */
 const SLACK_MS = 1000;
-/** How many recent intervals are kept: the longest is waited for, so a second scraper's or a curl's short gap does not shorten it. */
+/** How many recent intervals are kept: the longest (seen twice) is waited for, so a second scraper's or a curl's short gap does not shorten it. */
 const INTERVALS_KEPT = 8;
+/** Two intervals within this factor of each other are the same one (a scraper's jitter). */
+const SAME_INTERVAL = 1.5;
+
+/**
+ * The scrape interval `gaps` show: the longest one seen twice (another gap within SAME_INTERVAL of it). A missed or
+ * failed scrape makes one gap of two intervals, seen once, which would otherwise have doubled the wait past the bound
+ * README states; an HA pair's long gap comes every cycle. With no gap seen twice (a short history), the longest.
+ */
+export function scrapeInterval(gaps: readonly number[]): number {
+  const desc = [...gaps].sort((a, b) => b - a);
+  for (let i = 0; i + 1 < desc.length; i++) if (desc[i + 1] * SAME_INTERVAL >= desc[i]) return desc[i];
+  return desc[0];
+}
 
 export class ScrapeWatch {
   private last?: number;
@@ -66,14 +79,14 @@ export class ScrapeWatch {
   }
 
   /**
-   * How long one more scrape may take to come: the longest of the recent intervals (at most `maxIntervalMs`) and a
-   * second. Undefined when no interval has been seen (scraped once or never: a readiness curl, not a scraper), or when
+   * How long one more scrape may take to come: the scrape interval the recent gaps show (scrapeInterval: the longest
+   * seen twice; at most `maxIntervalMs`) and a second. Undefined when no interval has been seen (scraped once or never: a readiness curl, not a scraper), or when
    * nothing has been counted since the last scrape read the counts (it has them all already).
    */
   nextWithinMs(maxIntervalMs: number): number | undefined {
     if (!this.intervals.length) return undefined;
     if (this.counted && this.counted() === this.countedAtLast) return undefined;
-    return Math.min(Math.max(...this.intervals), maxIntervalMs) + SLACK_MS;
+    return Math.min(scrapeInterval(this.intervals), maxIntervalMs) + SLACK_MS;
   }
 
   /**
