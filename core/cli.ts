@@ -7,7 +7,8 @@ import { existsSync } from "node:fs";
 import { resolve, join } from "node:path";
 import { fork } from "node:child_process";
 import { sha256Hex } from "./keys/keys.ts";
-import { carriedConfig, isWorker, joinRunningGateway, parseWorkers, runPrimary, serveAsWorker, storeRefusal } from "./cluster.ts";
+import { carriedConfig, isWorker, joinRunningGateway, parseWorkers, runPrimary, serveAsWorker, storeRefusal, tellPrimaryStartFailed, CARRIED_MS } from "./cluster.ts";
+import { sameOnDisk } from "./config/config-texts.ts";
 import { packageRoot } from "./package-root.ts";
 import { fallbackSigningSecret, sharedSecretWarning } from "./assets/secret.ts";
 import { stopWhenLauncherExits } from "./launcher.ts";
@@ -79,13 +80,19 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       process.stderr.write(`model-gateway start: ${(err as Error).message}\n`);
       return 2;
     }
+    // A worker started in place of one that died: why it cannot start goes to the primary (the gateway serves on).
+    let joining = false;
     try {
       // --workers N > 1: this process becomes the cluster's primary (core/cluster.ts); the workers it forks run
       // this same command and take the single-process path below.
       if (workers > 1 && !isWorker()) return await startPrimary(file, workers);
       if (isWorker()) fallbackSigningSecret(); // takes the primary's secret out of the environment before anything spawns
       // A worker started in place of one that died: the running gateway's config, not the file as it is now.
-      const carried = isWorker() ? await carriedConfig() : undefined;
+      const asked = isWorker() ? await carriedConfig() : undefined;
+      const carried = asked?.carried;
+      joining = carried !== undefined;
+      // Watching the file, which changed since the others' accepted config: reloaded once listening, as they did.
+      const reloadFollows = carried !== undefined && !values["no-watch"] && !sameOnDisk(carried.accepted);
       let gw: Awaited<ReturnType<typeof import("./server.ts").startGateway>> | undefined;
       keepServingOnUnhandledRejection(() => gw?.gateway.log);
       const { startGateway } = await import("./server.ts");
@@ -96,8 +103,14 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         metricsPort,
         watch: !values["no-watch"],
         sighup: true,
-        load: carried && { texts: carried.accepted, startedWith: carried.started },
+        load: carried && {
+          texts: carried.accepted, startedWith: carried.started,
+          joined: { restartPending: carried.restartPending, refused: carried.refused, reloadFollows },
+        },
       });
+      if (asked?.unanswered) {
+        gw.gateway.log.warn(`the cluster's primary did not say within ${CARRIED_MS / 1000} s which config the running workers serve; this worker read the file as it is now, so a setting read only at start that the file changed since the gateway started (store, port) is not the one the others use`, { file });
+      }
       // Its own SIGHUP handler is in place now: a reload asked for while it started (./early-sighup.ts) is done.
       if (releaseSighup()) {
         gw.gateway.log.info("SIGHUP before the gateway listened: reloading the config now");
@@ -150,7 +163,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
           return 1;
         }
         serveAsWorker(gw, begin);
-        if (carried) await joinRunningGateway(gw.gateway, carried, !values["no-watch"]);
+        if (reloadFollows) await joinRunningGateway(gw.gateway);
         return -1; // the primary prints the banner once every worker listens
       }
       const secretWarning = sharedSecretWarning(gw.gateway.config);
@@ -163,18 +176,20 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         import("./config/source.ts"), import("./server.ts"), import("./net/listen-error.ts"), import("./store/guard.ts"), import("./pipeline/setup-error.ts"),
         import("./observability/tracing-setup-error.ts"),
       ]);
-      if (err instanceof ConfigError) {
-        process.stderr.write(`refusing to start: ${file} has problems\n${err.problems.map(formatProblem).join("\n")}\n`);
+      // Why it cannot start. A worker joining a running gateway tells the primary, which logs it once as a missing
+      // worker (the others serve on); anything else refuses to start, as the gateway is not running.
+      const refuse = async (why: string, detail = "") => {
+        if (joining && (await tellPrimaryStartFailed(detail ? `${why}: ${detail.replaceAll("\n", "; ")}` : why))) return 1;
+        process.stderr.write(`refusing to start: ${why}${detail ? `\n${detail}` : ""}\n`);
         return 1;
-      }
+      };
+      if (err instanceof ConfigError) return refuse(`${file} has problems`, err.problems.map(formatProblem).join("\n"));
       if (err instanceof PortInUseError) {
         const hint = err.what === "metrics" ? "set metrics.port or pass --metrics-port N" : "pass --port N";
-        process.stderr.write(`refusing to start: ${(err as Error).message} (another process has it; ${hint})\n`);
-        return 1;
+        return refuse(`${(err as Error).message} (another process has it; ${hint})`);
       }
       if (err instanceof CannotListenError || err instanceof StoreRefusedError || err instanceof PluginSetupError || err instanceof TracingSetupError) {
-        process.stderr.write(`refusing to start: ${err.message}\n`);
-        return 1;
+        return refuse(err.message);
       }
       throw err;
     }

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import type { Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
-import { MetricsGatherer, parseWorkers, storeRefusal, workerEnv } from "./cluster.ts";
+import { EventEmitter } from "node:events";
+import { carriedConfig, MetricsGatherer, parseWorkers, storeRefusal, tellPrimaryStartFailed, workerEnv, type PrimaryChannel } from "./cluster.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./metrics.ts";
 import { TrafficSampler, type WireReading } from "./admin/traffic-sampler.ts";
@@ -179,5 +180,41 @@ describe("MetricsGatherer (the primary's side of a scrape)", () => {
     answers = new Map([[a!, reading(60, 1)], [c, reading(2, 0)]]);
     await sampler.sample();
     expect(sampler.points().map((p) => [p.requests, p.in_flight])).toEqual([[10, 3], [15, 3], [7, 1]]); // b's in-flight died with it
+  });
+});
+
+/** A worker's channel to a primary that answers with `answer` (or never, when undefined); what the worker sent. */
+function fakePrimary(answer?: (m: { mg: string }) => unknown): PrimaryChannel & { sent: unknown[] } {
+  const events = new EventEmitter();
+  const sent: unknown[] = [];
+  return {
+    connected: true, sent,
+    send(m, cb) {
+      sent.push(m);
+      cb(null);
+      const reply = answer?.(m as { mg: string });
+      if (reply) setImmediate(() => events.emit("message", reply));
+    },
+    on: (e, fn) => events.on(e, fn),
+    off: (e, fn) => events.off(e, fn),
+  };
+}
+
+describe("a worker started in place of one that died asks the primary what to load", () => {
+  it("gets the running gateway's config, with the others' restart_pending and refused reload", async () => {
+    const carried = { started: { "/g.yaml": "a" }, accepted: { "/g.yaml": "b" }, restartPending: ["store.url"], refused: { at: "2026-01-01T00:00:00.000Z", trigger: "sighup" as const, problems: ["g.yaml:3:5: unknown field"] } };
+    expect(await carriedConfig(fakePrimary(() => ({ mg: "carried", carried })), 1000)).toEqual({ carried });
+    expect(await carriedConfig(fakePrimary(() => ({ mg: "carried" })), 1000)).toEqual({}); // the cluster is starting: the file
+  });
+
+  it("says so when the primary does not answer in time (the worker then warns that it read the file)", async () => {
+    expect(await carriedConfig(fakePrimary(), 30)).toEqual({ unanswered: true });
+  });
+
+  it("tells the primary why it cannot start, or says it could not (no primary: it refuses to start itself)", async () => {
+    const primary = fakePrimary();
+    expect(await tellPrimaryStartFailed("cannot load plugin tagger", primary)).toBe(true);
+    expect(primary.sent).toEqual([{ mg: "start-failed", reason: "cannot load plugin tagger" }]);
+    expect(await tellPrimaryStartFailed("x", { ...primary, connected: false })).toBe(false);
   });
 });

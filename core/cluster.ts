@@ -4,7 +4,9 @@
 // on its own, and gathers every worker's metrics for the one that was scraped (so /metrics counts the whole
 // cluster). It keeps the config texts the workers started with and last accepted, so a worker that replaces one that
 // died joins the running gateway: the settings read only at start as the gateway started, everything else as the
-// others serve it (a file edited since, or refused, is then reloaded like the others did). Rate limits, budgets and idempotency claims must be shared between the workers, so N > 1 needs the
+// others serve it, with their restart_pending and their last reload's refusal (a file edited since is then reloaded
+// like the others did). A replacement that cannot start is logged once as a missing worker; every worker's /readyz
+// says how many listen. Rate limits, budgets and idempotency claims must be shared between the workers, so N > 1 needs the
 // Redis store (the SQLite and memory stores keep rate windows, reservations and claims in one process's memory).
 import cluster, { type Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
@@ -13,8 +15,10 @@ import type { RunningGateway } from "./server.ts";
 import { newSigningSecret, WORKER_SECRET_ENV } from "./assets/secret.ts";
 import { setClusterScrape } from "./observability/cluster-scrape.ts";
 import { addReadings, wireReading, type WireReading } from "./admin/traffic-sampler.ts";
-import { sameOnDisk, type ConfigTexts } from "./config/config-texts.ts";
+import type { ConfigTexts } from "./config/config-texts.ts";
 import type { Gateway } from "./gateway.ts";
+import type { JoinedState } from "./config/loaded.ts";
+import { setWorkerCount } from "./worker-count.ts";
 
 /** `--workers` value: a positive integer, or `auto` (one per core). Throws with a message for anything else. */
 export function parseWorkers(v: string | undefined): number {
@@ -48,18 +52,24 @@ type ToWorker =
   | { mg: "reload" } | { mg: "shutdown" } | { mg: "exit" }
   /** What a starting worker loads: none while the cluster starts (it reads the file), else the running gateway's. */
   | { mg: "carried"; carried?: CarriedConfig }
+  /** How many of the cluster's workers listen now (for /readyz: core/worker-count.ts). */
+  | { mg: "workers"; listening: number; configured: number }
   /** Send your metrics (prom-client's JSON form) for gathering `id`; with `traffic`, your traffic reading instead. */
   | { mg: "metrics-part"; id: number; traffic?: true }
   /** The whole cluster's metrics, as Prometheus text, for the scrape `id` this worker asked about; with `traffic`,
    * every worker's reading (`parts`), for the console's sampler to add up. */
   | { mg: "metrics-text"; id: number; text?: string; parts?: unknown[]; error?: string };
 type ToPrimary =
-  /** `texts`: the config it started on. */
-  | { mg: "listening"; url: string; port: number; metricsUrl?: string; texts?: ConfigTexts }
+  /** `texts`: the config it started on; `restartPending`: what of it waits for a restart. */
+  | { mg: "listening"; url: string; port: number; metricsUrl?: string; texts?: ConfigTexts; restartPending?: string[] }
   /** A starting worker asks what to load. */
   | { mg: "carried?" }
   /** A reload swapped in this config. */
-  | { mg: "config-accepted"; texts: ConfigTexts }
+  | { mg: "config-accepted"; texts: ConfigTexts; restartPending: string[] }
+  /** A reload was refused: the config accepted before serves on. */
+  | { mg: "config-refused"; refused: Refusal }
+  /** A worker started in place of one that died cannot start: why (it exits next). */
+  | { mg: "start-failed"; reason: string }
   /** A scrape reached this worker: gather every worker's metrics (with `traffic`: every worker's traffic reading). */
   | { mg: "metrics-gather"; id: number; traffic?: true }
   | { mg: "metrics-part"; id: number; metrics?: unknown[]; error?: string };
@@ -71,7 +81,13 @@ type ToPrimary =
 export interface CarriedConfig {
   started: ConfigTexts;
   accepted: ConfigTexts;
+  /** What the accepted config changes of the settings read only at start (the others' restart_pending). */
+  restartPending: string[];
+  /** The others' last reload, when refused since the accepted one: the new worker reports it as they do. */
+  refused?: Refusal;
 }
+
+type Refusal = NonNullable<JoinedState["refused"]>;
 
 /** How long the primary waits for the workers' metrics: a worker that does not answer by then is left out. */
 const GATHER_MS = 3000;
@@ -111,6 +127,17 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   // The config the first worker listened with, and the one a worker last accepted: in memory only (./config/config-texts.ts).
   let startedTexts: ConfigTexts | undefined;
   let acceptedTexts: ConfigTexts | undefined;
+  let acceptedPending: string[] = [];
+  /** The workers' last reload, when it was refused (cleared by an accepted one). */
+  let refused: Refusal | undefined;
+  /** Why a worker started in place of one that died could not start (it said so before exiting). */
+  const startFailures = new Map<Worker, string>();
+  /** The reason last logged for a replacement that could not start: said once while it stays the same. */
+  let missingSince: string | undefined;
+  /** Every listening worker hears how many listen (their /readyz shows it). */
+  const tellCount = () => {
+    for (const x of listening) sendTo(x, { mg: "workers", listening: listening.size, configured: o.workers });
+  };
 
   const gatherer = new MetricsGatherer(() => [...listening], log);
   const fork = () => {
@@ -119,22 +146,39 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
     w.on("message", (m: ToPrimary) => {
       if (m?.mg === "metrics-gather") return gatherer.gather(w, m.id, m.traffic === true);
       if (m?.mg === "metrics-part") return gatherer.part(w, m);
-      if (m?.mg === "config-accepted") return void (acceptedTexts = m.texts);
+      if (m?.mg === "config-accepted") {
+        acceptedTexts = m.texts;
+        acceptedPending = m.restartPending;
+        refused = undefined;
+        return;
+      }
+      if (m?.mg === "config-refused") return void (refused = m.refused);
+      if (m?.mg === "start-failed") return void startFailures.set(w, m.reason);
       if (m?.mg === "carried?") {
         // Only once the cluster is up: until then every worker starts from the file, and a bad one stops the start.
-        const carried = ready && startedTexts && acceptedTexts ? { started: startedTexts, accepted: acceptedTexts } : undefined;
+        const carried = ready && startedTexts && acceptedTexts
+          ? { started: startedTexts, accepted: acceptedTexts, restartPending: acceptedPending, ...(refused ? { refused } : {}) }
+          : undefined;
         return sendTo(w, { mg: "carried", carried });
       }
       if (m?.mg !== "listening") return;
-      startedTexts ??= m.texts;
-      acceptedTexts ??= m.texts;
+      if (!startedTexts) {
+        startedTexts = m.texts;
+        acceptedTexts = m.texts;
+        acceptedPending = m.restartPending ?? [];
+      }
       listening.add(w);
+      tellCount();
       if (reloadOwed.delete(w) && w.isConnected()) {
         log.info("a reload asked for while it started: reloading this worker's config now", { worker: w.id, pid: w.process.pid });
         w.send({ mg: "reload" } satisfies ToWorker);
       }
       if (ready) {
         log.info("worker listening", { worker: w.id, pid: w.process.pid });
+        if (missingSince !== undefined && listening.size === o.workers) {
+          missingSince = undefined;
+          log.info(`every worker listens again: the gateway runs with all ${o.workers} workers`, { workers: o.workers });
+        }
       } else if (listening.size === o.workers) {
         ready = true;
         o.onReady({ url: m.url, port: m.port, metricsUrl: m.metricsUrl, pids: [...listening].map((x) => x.process.pid!) });
@@ -178,7 +222,21 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
     }
     quickDeaths = life < QUICK_DEATH_MS ? quickDeaths + 1 : 0;
     const delay = quickDeaths ? Math.min(30_000, 500 * 2 ** (quickDeaths - 1)) : 0;
-    log.error("worker died; starting a new one", { worker: w.id, pid: w.process.pid, code, signal, restartInMs: delay });
+    const failure = startFailures.get(w);
+    startFailures.delete(w);
+    tellCount();
+    if (!wasListening && failure !== undefined) {
+      // A worker started in place of one that died, on the config the others serve, could not start: the gateway
+      // serves on with the others. Said once while the reason stays the same; tried again with the same backoff.
+      if (failure !== missingSince) {
+        log.error(`a worker started in place of one that died cannot start: the gateway keeps serving with ${listening.size} of ${o.workers} workers until it can (trying again, less and less often) or the gateway is restarted`, {
+          worker: w.id, pid: w.process.pid, reason: failure, listening: listening.size, workers: o.workers, retryInMs: delay,
+        });
+      }
+      missingSince = failure;
+    } else {
+      log.error("worker died; starting a new one", { worker: w.id, pid: w.process.pid, code, signal, restartInMs: delay });
+    }
     restartTimer = setTimeout(fork, delay);
   });
 
@@ -345,7 +403,10 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
   gw.server.prependListener("request", (_req, res) => res.setHeader("x-mg-worker", id));
   gw.gateway.onReload(() => {
     const texts = gw.gateway.config.texts;
-    if (texts && process.connected) process.send!({ mg: "config-accepted", texts } satisfies ToPrimary, () => {});
+    if (texts && process.connected) process.send!({ mg: "config-accepted", texts, restartPending: [...gw.gateway.restartPending] } satisfies ToPrimary, () => {});
+  });
+  gw.gateway.onReloadRefused(({ at, trigger, problems }) => {
+    if (process.connected) process.send!({ mg: "config-refused", refused: { at, trigger, problems: problems ?? [] } } satisfies ToPrimary, () => {});
   });
   process.on("message", (m: ToWorker) => {
     if (m?.mg === "reload") void gw.gateway.reload(undefined, "sighup");
@@ -353,41 +414,63 @@ export function serveAsWorker(gw: RunningGateway, stop: () => void): void {
     else if (m?.mg === "exit") process.exit(130); // a second signal to the primary: as a single process does
     else if (m?.mg === "metrics-part") void sendMetricsPart(gw, m.id, m.traffic === true);
     else if (m?.mg === "metrics-text") waitingGathers.get(m.id)?.(m);
+    else if (m?.mg === "workers") setWorkerCount({ listening: m.listening, configured: m.configured });
   });
-  process.send!({ mg: "listening", url: gw.url, port: gw.port, metricsUrl: gw.metricsUrl, texts: gw.gateway.config.texts } satisfies ToPrimary);
+  process.send!({ mg: "listening", url: gw.url, port: gw.port, metricsUrl: gw.metricsUrl, texts: gw.gateway.config.texts, restartPending: [...gw.gateway.restartPending] } satisfies ToPrimary);
   // A scrape of this worker (and its console's traffic) now answers for the whole cluster. After "listening": the
   // primary asks listening workers only, and a gather this worker starts at once (the console's sampler) must count it.
   setClusterScrape(scrapeCluster, clusterReadingsOf);
 }
 
 /** How long a starting worker waits for the primary to say what to load; then it reads the file, as at the first start. */
-const CARRIED_MS = 5000;
+export const CARRIED_MS = 5000;
 
-/** In a starting worker: the running gateway's config to join (undefined while the cluster starts: read the file). */
-export function carriedConfig(): Promise<CarriedConfig | undefined> {
+/** The IPC channel to the primary (the process's own; a test gives its own). */
+export interface PrimaryChannel {
+  readonly connected: boolean;
+  send(m: unknown, cb: (err: Error | null) => void): unknown;
+  on(event: "message", fn: (m: ToWorker) => void): unknown;
+  off(event: "message", fn: (m: ToWorker) => void): unknown;
+}
+const processChannel = (): PrimaryChannel | undefined => (process.send ? (process as unknown as PrimaryChannel) : undefined);
+
+/**
+ * In a starting worker: the running gateway's config to join (`carried` undefined while the cluster starts: read the
+ * file). `unanswered`: the primary said nothing within `waitMs`, so the file is read; the worker logs that it may not
+ * run on what the others do.
+ */
+export function carriedConfig(channel = processChannel(), waitMs = CARRIED_MS): Promise<{ carried?: CarriedConfig; unanswered?: true }> {
   return new Promise((resolve) => {
-    if (!process.connected) return resolve(undefined);
-    const timer = setTimeout(() => answered(undefined), CARRIED_MS);
-    const onMessage = (m: ToWorker) => m?.mg === "carried" && answered(m.carried);
-    function answered(carried: CarriedConfig | undefined): void {
+    if (!channel?.connected) return resolve({});
+    const timer = setTimeout(() => answered({ unanswered: true }), waitMs);
+    const onMessage = (m: ToWorker) => m?.mg === "carried" && answered(m.carried ? { carried: m.carried } : {});
+    function answered(a: { carried?: CarriedConfig; unanswered?: true }): void {
       clearTimeout(timer);
-      process.off("message", onMessage);
-      resolve(carried);
+      channel!.off("message", onMessage);
+      resolve(a);
     }
-    process.on("message", onMessage);
-    process.send!({ mg: "carried?" } satisfies ToPrimary, () => {});
+    channel.on("message", onMessage);
+    channel.send({ mg: "carried?" } satisfies ToPrimary, () => {});
   });
 }
 
 /**
- * After a worker started on `carried` listens: what the others' config changes of the settings read only at start
- * waits for a restart here too (restart_pending, as they report it). The others reload the file on their own when it
- * changes (`watch`): an edit since their last accepted config, refused or not reloaded yet, is read now, so this
- * worker says of it what they said. With --no-watch it waits for the next SIGHUP, as they do.
+ * After a worker started on the carried config listens, when the others watch the file and it changed since what they
+ * accepted (refused, or not reloaded yet): read it now, so this worker says of it what they said.
  */
-export async function joinRunningGateway(gateway: Gateway, carried: CarriedConfig, watch: boolean): Promise<void> {
-  await gateway.carryRestartPending(carried.accepted);
-  if (watch && !sameOnDisk(carried.accepted)) await gateway.reload(undefined, "file");
+export async function joinRunningGateway(gateway: Gateway): Promise<void> {
+  await gateway.reload(undefined, "file");
+}
+
+/**
+ * A worker started in place of one that died cannot start: tell the primary why, which logs it once as a missing
+ * worker. False when the primary could not be told (the caller says it itself).
+ */
+export function tellPrimaryStartFailed(reason: string, channel = processChannel()): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (!channel?.connected) return resolve(false);
+    channel.send({ mg: "start-failed", reason } satisfies ToPrimary, (err) => resolve(!err));
+  });
 }
 
 async function sendMetricsPart(gw: RunningGateway, id: number, traffic: boolean): Promise<void> {

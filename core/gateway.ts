@@ -1,7 +1,6 @@
 // The running gateway: the current config snapshot (with its providers and composed pipeline), metrics and logs.
 // A reload builds a new snapshot and swaps it in one assignment; requests keep the snapshot they started on.
-import type { LoadedConfig } from "./config/loaded.ts";
-import type { ConfigTexts } from "./config/config-texts.ts";
+import type { JoinedState, LoadedConfig } from "./config/loaded.ts";
 import { resolveConfig } from "./config/resolve.ts";
 import { ConfigError, formatProblem } from "./config/source.ts";
 import { changeFields, diffConfigs, type ConfigChanges } from "./config/diff.ts";
@@ -102,6 +101,7 @@ export class Gateway implements GatewayHandle {
   /** Closers that run alongside the others and the store (closeAlongside). */
   private readonly alongside: Array<() => Promise<void>> = [];
   private readonly reloaded: Array<() => void> = [];
+  private readonly refusals: Array<(status: ReloadStatus) => void> = [];
 
   private constructor(opts: GatewayOptions) {
     this.log = opts.logger ?? createLogger();
@@ -134,6 +134,7 @@ export class Gateway implements GatewayHandle {
     try {
       gw.startedWith = config; // before the build: a plugin's setup may read settings kept from the start
       gw.current = await gw.build(config);
+      if (config.joined) gw.joinCluster(config.joined);
       await seedConfigSeries(gw.metrics, config); // the series the config determines, at 0 (core/metrics-seed.ts)
       await gw.apiKeys.start();
       // A key id of gateway.yaml that an API-created key already has (the keys the store could give now).
@@ -209,6 +210,11 @@ export class Gateway implements GatewayHandle {
     this.reloaded.push(fn);
   }
 
+  /** `fn` is told of every reload refused (a cluster worker tells the primary: core/cluster.ts). */
+  onReloadRefused(fn: (status: ReloadStatus) => void): void {
+    this.refusals.push(fn);
+  }
+
   /** The last reload's outcome (undefined until the first reload): when, what started it, why it failed. */
   get lastReload(): ReloadStatus | undefined {
     return this.lastReloadStatus;
@@ -228,6 +234,7 @@ export class Gateway implements GatewayHandle {
       this.reloadSettled = seq;
       this.log.error("config reload refused; still serving the previous config", { file, trigger, problems });
       this.noteReload({ at: at.toISOString(), trigger, ok: false, problems });
+      for (const fn of this.refusals) fn(this.lastReloadStatus!);
       return { ok: false as const, problems };
     };
     const superseded = () => {
@@ -290,24 +297,28 @@ export class Gateway implements GatewayHandle {
   }
 
   /**
-   * A cluster worker started in place of one that died, with the settings the gateway started with (core/cluster.ts):
-   * those the others' config, as `texts` has it, changes wait for a restart here too, as they report it.
+   * A cluster worker started in place of one that died (core/cluster.ts), before it serves: what the others' config
+   * changes of the settings read only at start waits for a restart here too, and their last reload, when refused, is
+   * this worker's as well (/readyz and GET /admin/v1/config answer as theirs do), logged with the line they logged
+   * unless a reload of the file follows and says what it finds.
    */
-  async carryRestartPending(texts: ConfigTexts): Promise<void> {
+  private joinCluster(joined: JoinedState): void {
     const config = this.current.config;
-    let asTheOthersHaveIt: LoadedConfig;
-    try {
-      asTheOthersHaveIt = await resolveConfig(config.builtins, config.file, { env: this.env, texts });
-    } catch (err) {
-      this.log.warn("could not tell which settings wait for a restart in the other workers", { error: String((err as Error)?.message ?? err) });
-      return;
-    }
-    this.pendingRestart = restartPending(this.startedWith, asTheOthersHaveIt);
+    this.pendingRestart = [...joined.restartPending];
     this.metrics.configRestartPending.set(this.pendingRestart.length ? 1 : 0);
     if (this.pendingRestart.length) {
       this.log.warn("started in place of a worker that died: the config changes these settings, which take effect only when the gateway restarts; until then this worker runs with the ones the gateway started with, as the others do", {
         file: config.file, settings: this.pendingRestart,
       });
+    }
+    const refused = joined.refused;
+    if (!refused) return;
+    // Not counted in gateway_config_reloads_total: the worker that refused it counted it.
+    this.lastReloadStatus = { at: refused.at, trigger: refused.trigger, ok: false, problems: [...refused.problems] };
+    this.metrics.configLastReloadSuccess.set(0);
+    this.metrics.configLastReloadTime.set(Date.parse(refused.at) / 1000);
+    if (!joined.reloadFollows) {
+      this.log.error("config reload refused; still serving the previous config", { file: config.file, trigger: refused.trigger, problems: refused.problems, refusedBy: "the other workers, before this one started" });
     }
   }
 

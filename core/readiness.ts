@@ -3,6 +3,7 @@
 // server.ready_requires_current_config — while the config on disk failed its last reload. /healthz stays liveness.
 import type { Gateway } from "./gateway.ts";
 import { SplitLedgerStore } from "./store/ledger-split.ts";
+import { workerCount } from "./worker-count.ts";
 
 export interface Readiness {
   ready: boolean;
@@ -22,10 +23,20 @@ export async function readiness(gw: Gateway): Promise<Readiness> {
     ready,
     body: {
       status: ready ? "ready" : "not_ready",
-      checks: { store: { status: store.up ? "up" : "down", ...store }, ...(ledger ? { ledger: { kind: "postgres", status: ledger.up ? "up" : "down", ...ledger } } : {}), config, shutdown: gw.draining },
+      checks: { store: { status: store.up ? "up" : "down", ...store }, ...(ledger ? { ledger: { kind: "postgres", status: ledger.up ? "up" : "down", ...ledger } } : {}), config, shutdown: gw.draining, ...workersCheck() },
     },
   };
 }
 
 /** The answer during a shutdown (the server refuses everything else then). */
 export const SHUTTING_DOWN = JSON.stringify({ status: "not_ready", checks: { shutdown: true } });
+
+/**
+ * With --workers N: how many listen. Fewer than started never makes this worker unready (it serves): the replica
+ * runs on fewer cores until the missing one starts (the primary's log says why it does not).
+ */
+function workersCheck(): { workers?: Record<string, unknown> } {
+  const c = workerCount();
+  if (!c) return {};
+  return { workers: { status: c.listening < c.configured ? "missing" : "all", listening: c.listening, configured: c.configured } };
+}

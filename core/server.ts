@@ -44,7 +44,7 @@ export interface StartOptions {
   sighup?: boolean;
   env?: Record<string, string | undefined>;
   /** Load the config from these texts instead of the files (a cluster worker joining a running gateway: core/cluster.ts). */
-  load?: Pick<LoadOptions, "texts" | "startedWith">;
+  load?: Pick<LoadOptions, "texts" | "startedWith" | "joined">;
 }
 
 export interface RunningGateway {

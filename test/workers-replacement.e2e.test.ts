@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,6 +18,7 @@ import { startRedis, type TestRedis } from "./helpers/redis.ts";
 import { freePort } from "./helpers/ports.ts";
 import { auth, chat, policyConfig } from "./helpers/policy-config.ts";
 import { sha256Hex } from "../core/keys/keys.ts";
+import { builtins } from "../core/builtins.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ADMIN = "mg_admin_read_key_for_replacement_01";
@@ -39,6 +40,7 @@ function send(port: number, path: string, body?: unknown, headers: Record<string
       res.on("error", reject);
     });
     req.on("error", reject);
+    req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${path} in 10 s`))); // a connection handed to a dying worker
     req.end(data);
   });
 }
@@ -53,8 +55,9 @@ async function until<T>(what: string, f: () => Promise<T | undefined> | T | unde
 }
 
 /** The JSON log lines (workers' and primary's) on the cluster's stderr with this msg. */
-const linesOf = (err: string, msg: string | RegExp) => err.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l))
+const linesOf = (err: string, msg: string | RegExp) => err.split("\n").filter((l) => l.startsWith("{") && l.endsWith("}")).map((l) => JSON.parse(l))
   .filter((l) => (typeof msg === "string" ? l.msg === msg : msg.test(l.msg)));
+
 
 describe("start --workers 2: a worker started in place of one that died joins the running gateway", () => {
   let redis: TestRedis;
@@ -173,4 +176,147 @@ describe("start --workers 2: a worker started in place of one that died joins th
     const view = JSON.parse((await fromWorker(fresh, "/admin/v1/config", undefined, { authorization: `Bearer ${ADMIN}` })).text);
     expect(view.config.restart_pending).toEqual(["store.prefix"]);
   }, 90_000);
+});
+
+// --no-watch: the workers read the file only at a SIGHUP. A replacement carries what the others hold: their
+// restart_pending from its first answer, their refused reload (so /readyz with ready_requires_current_config does not
+// flap between workers), a first reload that says what theirs says. One that cannot start (a plugin file broken on
+// disk since) is one line from the primary, and the running workers' /readyz counts the missing worker.
+describe("start --workers 2 --no-watch: a replacement reports the reload state the others report", () => {
+  let redis: TestRedis;
+  let fake: FakeOpenAI;
+  let proc: ChildProcess;
+  let port: number;
+  let err = "";
+  let file: string;
+  let plugin: string;
+  let config: any;
+  const pids = new Map<number, number>();
+  const admin = { authorization: `Bearer ${ADMIN}` };
+
+  const fromWorker = (id: number, path: string, body?: unknown, headers?: Record<string, string>) =>
+    until(`worker ${id} to answer ${path}`, async () => {
+      const r = await send(port, path, body, headers);
+      return r.worker === String(id) ? r : undefined;
+    });
+
+  /** kill -9 worker `id`, and the "worker listening" lines before it. */
+  function kill(id: number): number {
+    const before = linesOf(err, "worker listening").length;
+    process.kill(pids.get(id)!, "SIGKILL");
+    return before;
+  }
+
+  /** SIGHUP to the primary; once every live worker logged a reload line (matching `msg`) after `since` characters of the log. */
+  async function sighup(msg: RegExp, workers: number[]): Promise<any[]> {
+    const since = err.length;
+    proc.kill("SIGHUP");
+    return until("every worker to reload", () => {
+      const lines = linesOf(err.slice(since), msg).filter((l) => workers.includes(l.worker));
+      return new Set(lines.map((l) => l.worker)).size === workers.length ? lines : undefined;
+    });
+  }
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    fake = await startFakeOpenAI();
+    const dir = mkdtempSync(join(tmpdir(), "mg-replace-nowatch-"));
+    file = join(dir, "gateway.yaml");
+    plugin = join(dir, "passer.mjs");
+    writeFileSync(plugin, `export default { name: "passer", async handle(ctx, next) { await next(); } };\n`);
+    config = policyConfig(fake.baseUrl, { store: { kind: "redis", url: redis.url, prefix: `mgn-${ulid()}:` }, acme: { budget: { usd: "5", period: "total" } } });
+    config.admin_keys = [{ id: "viewer", sha256: sha256Hex(ADMIN), scope: "read" }];
+    config.server = { ready_requires_current_config: true };
+    config.plugins = { passer: { module: plugin } };
+    config.pipeline = ["auth", "passer", ...builtins.defaultPipeline().filter((n: string) => n !== "auth")];
+    writeFileSync(file, YAML.stringify(config));
+    port = await freePort();
+    proc = spawn(process.execPath, ["bin/model-gateway.mjs", "start", "--config", file, "--port", String(port), "--host", "127.0.0.1", "--metrics-port", "0", "--workers", "2", "--no-watch"], {
+      cwd: ROOT, stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    proc.stdout!.on("data", (d) => (out += d));
+    proc.stderr!.on("data", (d) => (err += d));
+    await until("the cluster to listen", () => out.match(/pids ([\d ]+)\)/)?.[1], 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    if (proc && proc.exitCode === null) {
+      proc.kill("SIGTERM");
+      await new Promise((r) => proc.once("exit", r));
+    }
+    await fake?.close();
+    await redis?.stop();
+  });
+
+  it("after a SIGHUP every worker refused, the replacement is not ready either, from its first answer, and logs the refusal", async () => {
+    config.store.prefix = `mgn-edited-${ulid()}:`; // waits for a restart
+    writeFileSync(file, YAML.stringify(config));
+    const waits = await sighup(/take effect only when the gateway restarts/, [1, 2]);
+    for (const l of waits) pids.set(l.worker, l.pid);
+    config.projects.acme.budjet = config.projects.acme.budget;
+    delete config.projects.acme.budget;
+    writeFileSync(file, YAML.stringify(config));
+    await sighup(/^config reload refused/, [1, 2]);
+    expect((await fromWorker(2, "/readyz")).status).toBe(503);
+
+    const before = kill(1);
+    // The new worker's first answer, as soon as it takes connections: the others' restart_pending and refusal.
+    const first = await until("the new worker's first answer", async () => {
+      const r = await send(port, "/admin/v1/config", undefined, admin).catch(() => undefined); // the dying worker's connection
+      return r && r.worker !== "1" && r.worker !== "2" ? r : undefined;
+    });
+    const fresh = Number(first.worker);
+    const view = JSON.parse(first.text);
+    expect(view.config.restart_pending).toEqual(["store.prefix"]);
+    expect(view.config.status).toBe("reload_refused");
+    const ready = await fromWorker(fresh, "/readyz");
+    expect(ready.status, ready.text).toBe(503);
+    expect(JSON.parse(ready.text).checks.config).toEqual({ status: "reload_refused", problems: 1 });
+    const listening = await until("the new worker to listen", () => linesOf(err, "worker listening")[before]);
+    expect(listening.worker).toBe(fresh);
+    pids.set(fresh, listening.pid);
+    // Its own lines: the refusal the others logged, and the restart-pending warning, both before it listened.
+    const refused = linesOf(err, "config reload refused; still serving the previous config").filter((l) => l.worker === fresh);
+    expect(refused).toHaveLength(1);
+    expect(refused[0].problems.join("\n")).toContain('unknown field "budjet"');
+    const warned = linesOf(err, /^started in place of a worker that died/).find((l) => l.worker === fresh);
+    expect(warned?.settings).toEqual(["store.prefix"]);
+    expect(Date.parse(refused[0].time)).toBeLessThanOrEqual(Date.parse(listening.time));
+    expect(Date.parse(warned.time)).toBeLessThanOrEqual(Date.parse(listening.time));
+    // /readyz on every worker agrees: 503 whichever answers.
+    for (let i = 0; i < 6; i++) expect((await send(port, "/readyz")).status).toBe(503);
+
+    // Fixed, and signalled: each worker's reload line says the same (nothing changed since what they serve).
+    config.projects.acme.budget = config.projects.acme.budjet;
+    delete config.projects.acme.budjet;
+    writeFileSync(file, YAML.stringify(config));
+    const reloaded = await sighup(/^config reloaded(: nothing changed)?$/, [2, fresh]);
+    expect(reloaded.map((l) => [l.msg, l.changes])).toEqual(reloaded.map(() => ["config reloaded: nothing changed", {}]));
+    for (let i = 0; i < 4; i++) expect((await send(port, "/readyz")).status).toBe(200);
+  }, 90_000);
+
+  it("a replacement that cannot start (its plugin's file broken since) is one line from the primary; /readyz counts the missing worker", async () => {
+    appendFileSync(plugin, "export const broken = ;\n");
+    const live = [...pids.keys()].filter((id) => id !== 1).sort((a, b) => a - b);
+    const victim = live[0]!, survivor = live[1]!;
+    const deathsBefore = linesOf(err, "worker died; starting a new one").length;
+    kill(victim);
+    const line = await until("the primary to say a worker cannot start", () => linesOf(err, /cannot start: the gateway keeps serving with 1 of 2 workers/)[0]);
+    expect(line.reason).toMatch(/passer/);
+    expect(line.listening).toBe(1);
+    const ready = JSON.parse((await fromWorker(survivor, "/readyz")).text);
+    expect(ready.checks.workers).toEqual({ status: "missing", listening: 1, configured: 2 });
+    // Tried again with backoff (0.5 s, 1 s, 2 s): still said once, and nothing reads as the gateway refusing to start.
+    await new Promise((r) => setTimeout(r, 6000));
+    expect(linesOf(err, /cannot start: the gateway keeps serving/)).toHaveLength(1);
+    expect(linesOf(err, "worker died; starting a new one")).toHaveLength(deathsBefore + 1);
+    expect(err).not.toContain("refusing to start");
+    expect((await fromWorker(survivor, "/api/v1/chat/completions", chat(), auth())).status).toBe(200);
+
+    writeFileSync(plugin, `export default { name: "passer", async handle(ctx, next) { await next(); } };\n`);
+    await until("every worker to listen again", () => linesOf(err, /^every worker listens again/)[0], 60_000);
+    const back = JSON.parse((await fromWorker(survivor, "/readyz")).text);
+    expect(back.checks.workers).toEqual({ status: "all", listening: 2, configured: 2 });
+  }, 120_000);
 });

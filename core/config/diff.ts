@@ -50,9 +50,15 @@ function keysOf(c: RuntimeConfig): Map<string, string> {
   return out;
 }
 
-export function diffConfigs(before: RuntimeConfig, after: RuntimeConfig): ConfigChanges {
-  const sections = new Set([...Object.keys(before.raw), ...Object.keys(after.raw)]);
-  const raw = (c: RuntimeConfig, s: string) => JSON.stringify((c.raw as Record<string, unknown>)[s]);
+/**
+ * `before.sectionsAsAccepted`: a worker that joined a running cluster serves the settings read only at start as the
+ * gateway started, but the others' config (what its first reload is measured from, as theirs is) holds the file's.
+ */
+export function diffConfigs(before: RuntimeConfig & { sectionsAsAccepted?: Record<string, unknown> }, after: RuntimeConfig): ConfigChanges {
+  const accepted = before.sectionsAsAccepted;
+  const sections = new Set([...Object.keys(before.raw), ...Object.keys(after.raw), ...Object.keys(accepted ?? {}).filter((s) => accepted![s] !== undefined)]);
+  const raw = (c: RuntimeConfig, s: string) =>
+    JSON.stringify(c === before && accepted && Object.hasOwn(accepted, s) ? accepted[s] : (c.raw as Record<string, unknown>)[s]);
   return {
     providers: delta(providersOf(before), providersOf(after)),
     models: delta(mapOf(before.models, (m) => m.config), mapOf(after.models, (m) => m.config)),

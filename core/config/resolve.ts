@@ -11,7 +11,7 @@ import { interpolate, hasReference, expandsAt, firstReference, malformedReferenc
 import { ConfigError, locate, readYaml, type ConfigProblem, type YamlSource } from "./source.ts";
 import { withRotationMarks } from "../keys/rotation-marks.ts";
 import type { AdminKeyRuntime, KeyRuntime, ModelRuntime, ProjectRuntime, RuntimeConfig } from "./runtime.ts";
-import type { LoadedConfig, PipelineEntry } from "./loaded.ts";
+import type { JoinedState, LoadedConfig, PipelineEntry } from "./loaded.ts";
 import type { Builtins } from "../contracts/builtins.ts";
 import { untranslatedNotice } from "./translation-notice.ts";
 import { retirementInstant, retirementInstants, retirementNotices } from "./retirement.ts";
@@ -36,7 +36,7 @@ import { checkBaseUrls } from "./url-check.ts";
 import { checkProviderFields } from "./provider-fields-check.ts";
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from "../net/download-pool.ts";
 import { textReader, type ConfigTexts } from "./config-texts.ts";
-import { withStartedSettings } from "./restart-only.ts";
+import { RESTART_ONLY_SECTIONS, withStartedSettings } from "./restart-only.ts";
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -58,6 +58,8 @@ export interface LoadOptions {
    * (a worker that replaces one that died joins the running gateway as it started; ./restart-only.ts).
    */
   startedWith?: ConfigTexts;
+  /** With startedWith: what the cluster's running workers report of their config (kept on the loaded config). */
+  joined?: JoinedState;
   /**
    * The providers and MCP servers the serving config has disabled, with why: a reload names only those whose state
    * changed, not every disabled one again.
@@ -95,10 +97,14 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const sources = new Sources(main);
   const raw = structuredClone(main.value) as Record<string, any>;
   const replaced = mergeIncludes(raw, sources, dirname(path), problems, reader.read);
+  // What the other workers serve of the sections the started settings go into: their reload diffs start from it.
+  const asAccepted = opts.startedWith ? Object.fromEntries(RESTART_ONLY_SECTIONS.map((s) => [s, structuredClone(raw[s])])) : undefined;
   if (opts.startedWith) withStartedSettings(raw, startedSettings(opts.startedWith, path));
 
   const unset = new Unset(env, opts.allowUnset === true);
   interpolateTree(raw, [], env, sources, unset, problems);
+  // The others accepted these texts with this environment: nothing to report here that the load above does not.
+  if (asAccepted) interpolateTree(asAccepted, [], env, sources, new Unset(env, true), []);
   const disabled = unset.reasons();
 
   if (!validateGateway(raw)) {
@@ -137,7 +143,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   if (untranslated) opts.onNotice?.(untranslated);
   for (const m of unenforcedPolicyNotices(config, names)) opts.onNotice?.(m);
   for (const m of unusedPluginNotices(config, names)) opts.onNotice?.(m);
-  const loaded: LoadedConfig = { ...freeze(path, config, disabled, egress.proxy), pipeline, builtins, texts: reader.texts };
+  const loaded: LoadedConfig = { ...freeze(path, config, disabled, egress.proxy), pipeline, builtins, texts: reader.texts, ...(asAccepted ? { sectionsAsAccepted: asAccepted } : {}), ...(opts.joined ? { joined: opts.joined } : {}) };
   rememberConfigSecrets(loaded, configSecrets(config, env));
   return loaded;
 }

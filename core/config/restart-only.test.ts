@@ -5,6 +5,7 @@ import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { loadConfig } from "./load.ts";
 import { restartPending } from "./restart-only.ts";
+import { changeFields, diffConfigs } from "./diff.ts";
 import { write } from "./config.testkit.ts";
 
 const started = (extra = "") => `
@@ -49,6 +50,22 @@ describe("loading a running gateway's config for a worker that joins it", () => 
     // So it reports the same settings waiting for a restart as a worker that started then and reloaded.
     expect(restartPending(joined, accepted)).toEqual(restartPending(start, accepted));
     expect(restartPending(start, accepted)).toEqual(["server.port", "store.url", "log", "metrics.port"]);
+  });
+
+  it("its first reload says what changed as the others' does: not the settings it holds as the gateway started", async () => {
+    const file = write(started());
+    writeFileSync(join(dirname(file), "models.yaml"), "models:\n  acme/one: { endpoints: [{ provider: sim, model: one }] }\n");
+    const start = await loadConfig(file);
+    writeFileSync(file, edited);
+    const accepted = await loadConfig(file); // what the other workers serve
+    const joined = await loadConfig(file, { texts: accepted.texts, startedWith: start.texts });
+    const next = await loadConfig(file); // the file reloaded, unchanged
+    expect(changeFields(diffConfigs(accepted, next))).toEqual({});
+    expect(changeFields(diffConfigs(joined, next))).toEqual({});
+    writeFileSync(file, edited.replace("upstream_timeout_ms: 9000", "upstream_timeout_ms: 7000").replace("/1", "/2"));
+    const changed = await loadConfig(file);
+    expect(changeFields(diffConfigs(joined, changed))).toEqual(changeFields(diffConfigs(accepted, changed)));
+    expect(changeFields(diffConfigs(joined, changed))).toEqual({ settings: ["server", "store"] });
   });
 
   it("reads the texts it is given, not the disk: a file broken or gone since is not what it loads", async () => {

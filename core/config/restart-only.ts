@@ -24,6 +24,9 @@ const AT_START: Array<[string, (c: RuntimeConfig) => unknown]> = [
   ["metrics.port", (c) => c.metrics.port],
 ];
 
+/** The top-level sections of gateway.yaml that hold a setting read only at start. */
+export const RESTART_ONLY_SECTIONS: readonly string[] = [...new Set(AT_START.map(([name]) => name.split(".")[0]!))];
+
 /** The settings read only at start in which `next` differs from the config the process started with. */
 export function restartPending(started: RuntimeConfig, next: RuntimeConfig): string[] {
   return AT_START.filter(([, at]) => JSON.stringify(at(started)) !== JSON.stringify(at(next))).map(([name]) => name);
