@@ -14,6 +14,11 @@ describe("replaySkipsReservation", () => {
     expect(replaySkipsReservation(order("auth", "budget", "guardrails", "idempotency", "router"))).toBe(false);
   });
 
+  it("reserves when cache-marker sits between them: it edits the body the answer is kept under, so the look could not find it", () => {
+    expect(replaySkipsReservation(order("auth", "budget", "cache-marker", "idempotency", "router"))).toBe(false);
+    expect(replaySkipsReservation(order("auth", "allowlist", "budget", "rate-limit", "idempotency", "cache-marker", "router"))).toBe(true);
+  });
+
   it("reserves when idempotency runs before the budget or not at all", () => {
     expect(replaySkipsReservation(order("auth", "idempotency", "budget", "router"))).toBe(false);
     expect(replaySkipsReservation(order("auth", "budget", "router"))).toBe(false);
