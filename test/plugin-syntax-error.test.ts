@@ -48,6 +48,30 @@ describe("a compiled plugin that does not parse", () => {
     expect(r.out).toContain(`${join(r.dir, "node_modules/brokenpkg/dist/index.js")}:3:${COLUMN}: SyntaxError: Unexpected token '}'`);
   });
 
+  it("a package whose entry parses but a file it imports does not: that file, at its line", () => {
+    const pkg = JSON.stringify({ name: "nestpkg", type: "module", exports: { ".": { import: "./dist/index.js" } } });
+    const entry = `import { helper } from "./util.js";\nexport default { name: "x", async handle(ctx, next) { helper(); await next(); } };\n`;
+    const util = `export function helper() {\n  return 1;\n  if (x) { ]\n}\n`;
+    // With an import, tsx's scanner fails first ("Parse error .../util.js:1:1"); without one, Node's own SyntaxError
+    // names no file.
+    for (const head of ["import { join } from \"node:path\";\n", ""]) {
+      const r = check("nestpkg", { "node_modules/nestpkg/package.json": pkg, "node_modules/nestpkg/dist/index.js": entry, "node_modules/nestpkg/dist/util.js": head + util });
+      expect(r.status).toBe(1);
+      expect(r.out).toContain(`${join(r.dir, "node_modules/nestpkg/dist/util.js")}:${head ? 4 : 3}:12: SyntaxError: Unexpected token ']'`);
+    }
+  });
+
+  it("files Node parses itself (a .cjs that requires, an .mjs with no import): the file, line and column too", () => {
+    const body = `module.exports = { name: "x", async handle(ctx, next) { await next( } };`;
+    const cjs = check("./bad.cjs", { "bad.cjs": `const p = require("node:path");\n${body}\n` });
+    expect(cjs.status).toBe(1);
+    expect(cjs.out).toContain(`${join(cjs.dir, "bad.cjs")}:2:${body.indexOf("}") + 1}: SyntaxError: Unexpected token '}'`);
+    const esm = `export default { name: "x", async handle(ctx, next) { await next( } };`;
+    const mjs = check("./bad.mjs", { "bad.mjs": `${esm}\n` });
+    expect(mjs.status).toBe(1);
+    expect(mjs.out).toContain(`${join(mjs.dir, "bad.mjs")}:1:${esm.indexOf("}") + 1}: SyntaxError: Unexpected token '}'`);
+  });
+
   it("a .js ES module that parses, with no package.json: says to name it .mjs or type its package, not a require cycle", () => {
     const esm = `export default { name: "x", async handle(ctx, next) { await next(); } };\n`;
     const r = check("./ok.js", { "ok.js": esm });

@@ -20,7 +20,7 @@ export async function importPluginModule(url: string): Promise<Record<string, an
     return await import(url);
   } catch (err) {
     // A compiled plugin that does not parse: Node's own reason and place, not the loader's scanner's (./plugin-syntax.ts).
-    const syntax = pluginSyntaxError(url, err);
+    const syntax = await pluginSyntaxError(url, err);
     if (syntax !== undefined) throw new Error(syntax, { cause: err });
     // A TypeScript plugin loaded as the wrong module type: Node's message names the symptom (a cycle, an unexpected
     // ':', require not defined); the hint says what the author can change.
