@@ -29,7 +29,7 @@ import { droppedEveryProject } from "./config/reload-guard.ts";
 import { describeEgress } from "./net/egress-proxy.ts";
 import { PluginSetupError } from "./pipeline/setup-error.ts";
 import { PLUGIN_SETUP_TIMEOUT_MS, settleWithin } from "./pipeline/setup-bound.ts";
-import { PLUGIN_TEARDOWN_TIMEOUT_MS, tearDownPlugin } from "./pipeline/teardown-bound.ts";
+import { PLUGIN_TEARDOWN_TIMEOUT_MS, tearDownPlugin, tearDownPlugins } from "./pipeline/teardown-bound.ts";
 
 export interface Snapshot {
   readonly config: LoadedConfig;
@@ -418,12 +418,11 @@ export class Gateway implements GatewayHandle {
   }
 
   private async dispose(s: Snapshot): Promise<void> {
-    // Each third-party teardown is bounded (./pipeline/teardown-bound.ts): one that never settles held a shutdown,
-    // and a reload's release of the old config's connections, for ever.
-    for (const p of s.plugins) {
-      const { def, instance, trusted } = p;
-      await tearDownPlugin({ name: def.name, teardown: def.teardown && (() => def.teardown!(instance.state)), trusted }, this.log, this.pluginTeardownTimeoutMs);
-    }
+    // The third-party teardowns run together, bounded as a set (./pipeline/teardown-bound.ts): one that never settles
+    // held a shutdown, and a reload's release of the old config's connections, for ever; one after another, N of them
+    // held it N times the bound.
+    const teardowns = s.plugins.map(({ def, instance, trusted }) => ({ name: def.name, teardown: def.teardown && (() => def.teardown!(instance.state)), trusted }));
+    await tearDownPlugins(teardowns, this.log, this.pluginTeardownTimeoutMs);
     for (const [key, cached] of this.drivers) {
       cached.users.delete(s);
       if (cached.users.size === 0) {

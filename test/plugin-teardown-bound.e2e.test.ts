@@ -18,6 +18,14 @@ writeFileSync(join(dir, "td.mjs"), `export default {
   handle: (ctx, next) => next(),
 };
 `);
+for (const n of [1, 2, 3]) {
+  writeFileSync(join(dir, `hang${n}.mjs`), `export default {
+  name: "hang${n}",
+  teardown() { return new Promise(() => { setInterval(() => {}, 1000); }); },
+  handle: (ctx, next) => next(),
+};
+`);
+}
 const file = join(dir, "gateway.yaml");
 const config = (mode: string) => writePluginConfig(file, { td: { module: join(dir, "td.mjs"), options: { mode } } }, ["auth", "td", "router"]);
 
@@ -54,6 +62,28 @@ describe("a plugin teardown that never settles", () => {
       expect(code).toBe(0);
       expect(Date.now() - t0).toBeGreaterThanOrEqual(PLUGIN_TEARDOWN_TIMEOUT_MS - 500);
       expect(cutOff()).toHaveLength(2);
+      expect(c.output()).toContain("shutdown complete");
+    } finally {
+      await child?.kill9();
+    }
+  }, 60_000);
+
+  it("three that hang (one dead Redis under all of them) cost one bound at SIGTERM, not three, each named", async () => {
+    const three = join(dir, "three.yaml");
+    const names = ["hang1", "hang2", "hang3"];
+    writePluginConfig(three, Object.fromEntries(names.map((n) => [n, { module: join(dir, `${n}.mjs`) }])), ["auth", ...names, "router"]);
+    let child: ChildGateway | undefined;
+    try {
+      child = await startChildGateway(three, { LOG_LEVEL: "info" });
+      const c = child;
+      const exited = new Promise<number | null>((r) => c.proc.once("exit", (code) => r(code)));
+      const t0 = Date.now();
+      c.proc.kill("SIGTERM");
+      const code = await Promise.race([exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 4 * PLUGIN_TEARDOWN_TIMEOUT_MS))]);
+      const took = Date.now() - t0;
+      expect(code).toBe(0);
+      expect(took).toBeLessThan(2 * PLUGIN_TEARDOWN_TIMEOUT_MS); // one after another they took 3 × 5 s
+      for (const n of names) expect(c.output()).toContain(`plugin ${n} teardown did not finish within 5 s; going on without it`);
       expect(c.output()).toContain("shutdown complete");
     } finally {
       await child?.kill9();

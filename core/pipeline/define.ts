@@ -28,8 +28,9 @@ export interface PluginDefinition<Options = unknown, State = unknown> {
   /** The onion step. Return without calling next() to short-circuit (set ctx.response or throw a GatewayError). */
   handle(ctx: GatewayContext, next: Next, instance: PluginInstance<Options, State>): Promise<void> | void;
   /**
-   * Called when the config that set this instance up is replaced or the gateway stops. Given 5 s
-   * (PLUGIN_TEARDOWN_TIMEOUT_MS): past that the gateway logs it and goes on without it.
+   * Called when the config that set this instance up is replaced or the gateway stops, alongside the other plugins'
+   * teardowns. Given 5 s for all of them (PLUGIN_TEARDOWN_TIMEOUT_MS): past that the gateway logs it and goes on
+   * without it.
    */
   teardown?(state: State): void | Promise<void>;
 }
