@@ -400,7 +400,9 @@ export class Gateway implements GatewayHandle {
       let state: unknown;
       const trusted = entry.name in config.builtins.plugins;
       try {
-        const setup = entry.def.setup ? Promise.resolve(entry.def.setup(this, entry.options, config)) : undefined;
+        // The metrics it takes through gateway.metrics are this snapshot's, released with it (core/plugin-metrics.ts).
+        const taker = { owner: snapshot, plugin: entry.name, log: this.log };
+        const setup = entry.def.setup ? Promise.resolve(this.metrics.plugins.setUp(taker, () => entry.def.setup!(this, entry.options, config))) : undefined;
         // Bounded for third-party plugins (./pipeline/setup-bound.ts); a built-in's setup is the gateway's own work
         // (the budget's warm-up reads each project's spend, however long a large ledger takes).
         state = setup && !trusted ? await settleWithin(setup, this.pluginSetupTimeoutMs, (late) => this.tearDownLate(entry.def, entry.name, late)) : await setup;
@@ -418,6 +420,9 @@ export class Gateway implements GatewayHandle {
   }
 
   private async dispose(s: Snapshot): Promise<void> {
+    // Its plugins' metrics that no serving config's plugin took again leave /metrics first: a gauge's collect would
+    // read the state the teardown is about to close.
+    this.metrics.plugins.release(s);
     // The third-party teardowns run together, bounded as a set (./pipeline/teardown-bound.ts): one that never settles
     // held a shutdown, and a reload's release of the old config's connections, for ever; one after another, N of them
     // held it N times the bound.

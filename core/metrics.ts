@@ -1,7 +1,7 @@
 // Prometheus metrics, one registry per gateway (tests run several in one process).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { CounterConfiguration, GaugeConfiguration, HistogramConfiguration } from "prom-client";
-import { registeredMetric } from "./metric-reuse.ts";
+import { PluginMetrics } from "./plugin-metrics.ts";
 import { CellCounter, InFlightGauge } from "./metrics-cells.ts";
 import { ScrapeWatch } from "./scrape-watch.ts";
 
@@ -101,20 +101,22 @@ export class Metrics {
   // For plugins: their setup runs again at every reload, so `new Counter({ registers: [registry] })` there fails the
   // second time ("already registered") and every reload after it is refused. These return the metric registered under
   // that name by an earlier setup (same kind and label names; a given `collect` replaces the old one), else register
-  // it in this registry: the counts go on across reloads.
+  // it in this registry: the counts go on across reloads. Never one of the gateway's own. A metric no serving
+  // config's plugin took leaves the registry (./plugin-metrics.ts).
+  readonly plugins = new PluginMetrics(this.registry);
 
   /** The counter `config.name`: the one an earlier setup registered, or a new one. */
   counter<T extends string = string>(config: Omit<CounterConfiguration<T>, "registers">): Counter<T> {
-    return registeredMetric(this.registry, Counter, config);
+    return this.plugins.take(Counter, config);
   }
 
   /** The gauge `config.name`: the one an earlier setup registered, or a new one. */
   gauge<T extends string = string>(config: Omit<GaugeConfiguration<T>, "registers">): Gauge<T> {
-    return registeredMetric(this.registry, Gauge, config);
+    return this.plugins.take(Gauge, config);
   }
 
   /** The histogram `config.name`: the one an earlier setup registered (its buckets), or a new one. */
   histogram<T extends string = string>(config: Omit<HistogramConfiguration<T>, "registers">): Histogram<T> {
-    return registeredMetric(this.registry, Histogram, config);
+    return this.plugins.take(Histogram, config);
   }
 }

@@ -1,0 +1,93 @@
+// The metrics plugins take through gateway.metrics.counter()/.gauge()/.histogram() (./metric-reuse.ts), and whose
+// they are. A metric stays registered while a config that serves (or is still finishing its requests) has a plugin
+// that took it in its setup: a reload that keeps the plugin keeps its counts; once the last such config is let go,
+// the metric leaves /metrics (it stayed, frozen, until a restart, and a gauge's `collect` kept reading the torn-down
+// plugin's state on every scrape). A `collect` that throws costs only its own metric on that scrape, logged naming
+// the plugin; it made the whole /metrics a 500, every gateway metric lost to Prometheus.
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Registry } from "prom-client";
+import type { Logger } from "./log.ts";
+import { registeredMetric, type Config, type Kind } from "./metric-reuse.ts";
+
+/** Whose setup is running: the config it sets up (released as a whole), the plugin, and where to log its faults. */
+export interface MetricTaker {
+  owner: object;
+  plugin: string;
+  log: Pick<Logger, "warn">;
+}
+
+interface Taken {
+  owners: Set<object>;
+  /** Taken outside any setup (a plugin's handle, a test): never released. */
+  kept: boolean;
+  /** The plugin whose metric it is (the last to take it), named when its collect fails. */
+  taker?: MetricTaker;
+  /** The failure last logged, so a collect that keeps failing is logged once, not at every scrape. */
+  failing?: string;
+}
+
+type Collected = { name: string; help: string; type: string; aggregator: string; values: unknown[] };
+
+export class PluginMetrics {
+  private readonly setups = new AsyncLocalStorage<MetricTaker>();
+  private readonly taken = new Map<string, Taken>();
+
+  constructor(private readonly registry: Registry) {}
+
+  /** Runs a plugin's setup: the metrics it takes (also after an await, or in a timer it starts) are `taker.owner`'s. */
+  setUp<T>(taker: MetricTaker, setup: () => T): T {
+    return this.setups.run(taker, setup);
+  }
+
+  /** The metric `config.name` for a plugin, refusing the gateway's own (./metric-reuse.ts). */
+  take<M>(kind: Kind, config: Config): M {
+    const metric = registeredMetric<M>(this.registry, kind, config, (name) => this.taken.has(name));
+    let entry = this.taken.get(config.name);
+    if (!entry) {
+      entry = { owners: new Set(), kept: false };
+      this.taken.set(config.name, entry);
+      this.isolate(metric as object, entry);
+    }
+    const taker = this.setups.getStore();
+    if (taker) {
+      entry.owners.add(taker.owner);
+      entry.taker = taker;
+    } else {
+      entry.kept = true;
+    }
+    return metric;
+  }
+
+  /** The config `owner` no longer serves: the metrics no other serving config's plugin took leave the registry. */
+  release(owner: object): void {
+    for (const [name, entry] of this.taken) {
+      if (!entry.owners.delete(owner) || entry.owners.size > 0 || entry.kept) continue;
+      this.registry.removeSingleMetric(name);
+      this.taken.delete(name);
+    }
+  }
+
+  /** A failure of this metric's collection answers it with no samples, logged, instead of failing the scrape. */
+  private isolate(metric: object, entry: Taken): void {
+    const m = metric as Record<string, unknown> & { name: string; help: string; type?: string; aggregator?: string };
+    for (const method of ["get", "getForPromString"] as const) {
+      const original = m[method] as (() => Promise<Collected>) | undefined;
+      if (typeof original !== "function") continue;
+      m[method] = async (): Promise<Collected> => {
+        try {
+          const collected = await original.call(metric);
+          entry.failing = undefined;
+          return collected;
+        } catch (err) {
+          const error = String(err);
+          if (entry.failing !== error) {
+            entry.failing = error;
+            const plugin = entry.taker?.plugin ?? "a plugin";
+            entry.taker?.log.warn(`plugin ${plugin} metric ${m.name} could not be collected; it is left out of this scrape`, { plugin, metric: m.name, error });
+          }
+          return { name: m.name, help: m.help, type: String(m.type), aggregator: m.aggregator ?? "sum", values: [] };
+        }
+      };
+    }
+  }
+}
