@@ -5,7 +5,7 @@ import { resolveConfig } from "./config/resolve.ts";
 import { ConfigError, formatProblem } from "./config/source.ts";
 import { changeFields, diffConfigs, type ConfigChanges } from "./config/diff.ts";
 import { Metrics } from "./metrics.ts";
-import { seedConfigSeries } from "./metrics-seed.ts";
+import { seedConfigSeries, stopReseeding } from "./metrics-seed.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { compose, type Handler, type ResolvedPlugin } from "./pipeline/compose.ts";
 import { definePlugin } from "./pipeline/define.ts";
@@ -135,12 +135,13 @@ export class Gateway implements GatewayHandle {
       gw.startedWith = config; // before the build: a plugin's setup may read settings kept from the start
       gw.current = await gw.build(config);
       if (config.joined) gw.joinCluster(config.joined);
-      await seedConfigSeries(gw.metrics, config); // the series the config determines, at 0 (core/metrics-seed.ts)
+      await seedConfigSeries(gw.metrics, config, { log: gw.log }); // the series the config determines, at 0 (core/metrics-seed.ts)
       await gw.apiKeys.start();
       // A key id of gateway.yaml that an API-created key already has (the keys the store could give now).
       const clashes = apiKeyIdClashes(config, gw.apiKeys.all());
       if (clashes.length) throw new ConfigError(clashes);
     } catch (err) {
+      stopReseeding(gw.metrics);
       if (gw.current) await gw.dispose(gw.current);
       await gw.apiKeys.close();
       await gw.store.close();
@@ -285,7 +286,7 @@ export class Gateway implements GatewayHandle {
       });
     }
     this.noteReload({ at: at.toISOString(), trigger, ok: true, changes });
-    void seedConfigSeries(this.metrics, next).catch((err) => this.log.warn("seeding the new config's metric series failed", { error: String(err) }));
+    void seedConfigSeries(this.metrics, next, { log: this.log }).catch((err) => this.log.warn("seeding the new config's metric series failed", { error: String(err) }));
     for (const fn of this.reloaded) {
       try {
         fn();
@@ -341,6 +342,7 @@ export class Gateway implements GatewayHandle {
   }
 
   async close(): Promise<void> {
+    stopReseeding(this.metrics); // its timer held this gateway's metrics and config until the next retires: day
     const alongside = Promise.all(this.alongside.splice(0).map((fn) => fn().catch(() => {})));
     try {
       this.current.retired = true;

@@ -3,7 +3,7 @@
 // runs the zeros move at its 00:00 UTC. The upstream histogram is not seeded.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Metrics } from "./metrics.ts";
-import { nextRetirement, seedConfigSeries, seededSeries } from "./metrics-seed.ts";
+import { nextRetirement, seedConfigSeries, seededSeries, stopReseeding } from "./metrics-seed.ts";
 import { retirementInstants } from "./config/retirement.ts";
 import type { ModelConfig } from "./generated/types/gateway.ts";
 import type { ModelRuntime, RuntimeConfig } from "./config/runtime.ts";
@@ -58,5 +58,35 @@ describe("seededSeries", () => {
     expect(text).toContain(line("vertex", "acme/moving"));
     expect(text).not.toContain('provider="anthropic"');
     expect(text).not.toContain('model="acme/ending"');
+  });
+
+  it("stopReseeding (a gateway closing) cancels the re-seed: the closed gateway's zeros stay, no timer is left", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"], now: DAY - 60_000 });
+    const metrics = new Metrics();
+    await seedConfigSeries(metrics, config);
+    expect(vi.getTimerCount()).toBe(1);
+    stopReseeding(metrics);
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(await metrics.registry.metrics()).not.toContain('provider="vertex"');
+  });
+
+  it("logs a re-seed that fails at the retires: day, and still re-arms for the next one", async () => {
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"], now: DAY - 60_000 });
+    const later = Date.UTC(2026, 11, 31);
+    const two = {
+      ...config,
+      models: new Map([...config.models, ["acme/later", model("acme/later", [{ provider: "anthropic", model: "l", retires: "2026-12-31" }, { provider: "vertex", model: "l@1" }])]]),
+    } as typeof config;
+    const metrics = new Metrics();
+    const warn = vi.fn();
+    await seedConfigSeries(metrics, two, { log: { warn } });
+    const seed = vi.spyOn(metrics.requests, "seed").mockImplementationOnce(() => { throw new Error("registry full"); });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(warn).toHaveBeenCalledWith("seeding the metric series again at a retires: day failed", { error: "Error: registry full" });
+    seed.mockRestore();
+    await vi.advanceTimersByTimeAsync(later - DAY);
+    expect(await metrics.registry.metrics()).toContain('gateway_requests_total{endpoint="chat",model="acme/later",provider="vertex",code="200"} 0');
+    stopReseeding(metrics);
   });
 });

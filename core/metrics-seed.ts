@@ -15,6 +15,7 @@
 // retirement) no longer names goes, unless it was counted meanwhile (metrics-cells.ts CellCounter.seed).
 import type { RuntimeConfig, ModelRuntime } from "./config/runtime.ts";
 import type { Metrics } from "./metrics.ts";
+import type { Logger } from "./log.ts";
 import { usageCounters } from "./metering/meter.ts";
 import { liveConfiguredEndpoints } from "./config/retirement.ts";
 
@@ -83,8 +84,16 @@ const MAX_DELAY_MS = 2 ** 31 - 1;
 /** The re-seeding scheduled for each gateway's metrics: the last seeding's config replaces the one before. */
 const reseeds = new WeakMap<Metrics, NodeJS.Timeout>();
 
+export interface SeedOptions {
+  /** Where a later re-seeding (at a `retires:` day) reports its failure: no caller is left to tell. */
+  log?: Pick<Logger, "warn">;
+  now?: number;
+}
+
 /** Seed the series `config` determines (at start and after every reload). */
-export async function seedConfigSeries(metrics: Metrics, config: SeededConfig, now = Date.now()): Promise<void> {
+export async function seedConfigSeries(metrics: Metrics, config: SeededConfig, opts: SeedOptions = {}): Promise<void> {
+  const now = opts.now ?? Date.now();
+  scheduleReseed(metrics, config, now, opts.log); // first: a seeding that fails still moves the zeros at the next day
   const s = seededSeries(config, now);
   metrics.requests.seed(s.requests);
   metrics.tokens.seed(s.tokens);
@@ -94,16 +103,26 @@ export async function seedConfigSeries(metrics: Metrics, config: SeededConfig, n
     counters.tokens.seed(s.projectTokens);
     counters.cost.seed(s.projectCost);
   }
-  scheduleReseed(metrics, config, now);
+}
+
+/**
+ * Cancel the re-seeding scheduled for `metrics` (the gateway closes, or failed to start): its timer held the metrics
+ * and the whole config until a `retires:` day up to 24.8 days on, and then seeded a closed gateway's series.
+ */
+export function stopReseeding(metrics: Metrics): void {
+  clearTimeout(reseeds.get(metrics));
+  reseeds.delete(metrics);
 }
 
 /** Seed again when the config's next `retires:` day comes (unref'd: it never keeps the process alive). */
-function scheduleReseed(metrics: Metrics, config: SeededConfig, now: number): void {
-  clearTimeout(reseeds.get(metrics));
-  reseeds.delete(metrics);
+function scheduleReseed(metrics: Metrics, config: SeededConfig, now: number, log: SeedOptions["log"]): void {
+  stopReseeding(metrics);
   const at = nextRetirement(config, now);
   if (at === undefined) return;
-  const timer = setTimeout(() => void seedConfigSeries(metrics, config).catch(() => {}), Math.min(at - now, MAX_DELAY_MS));
+  const reseed = () => seedConfigSeries(metrics, config, { log }).catch((err) => {
+    log?.warn("seeding the metric series again at a retires: day failed", { error: String(err) });
+  });
+  const timer = setTimeout(reseed, Math.min(at - now, MAX_DELAY_MS));
   timer.unref();
   reseeds.set(metrics, timer);
 }
