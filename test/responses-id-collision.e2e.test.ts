@@ -74,7 +74,7 @@ describe.each(["memory", "sqlite"])("a response id another project stored (%s st
     expect(continued.status).toBe(200);
 
     // The operator is told, at warn, with the request it came from.
-    const warned = log.records().filter((r) => r.level === 40 && /another project's stored response/.test(r.msg));
+    const warned = log.records().filter((r) => r.level === 40 && /another project's or kind of key's stored response/.test(r.msg));
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatchObject({ response: REPEATED, project: "beta" });
   });

@@ -130,7 +130,8 @@ describe("Gemini protocol: an upstream refusing the gateway's key", () => {
     // The metrics count the status the client was sent, as the access log does.
     const text = await gw.gateway.metrics.registry.metrics();
     expect(text).toMatch(/gateway_requests_total\{[^}]*model="google\/g"[^}]*code="400"[^}]*\}/);
-    expect(text).not.toMatch(/gateway_requests_total\{[^}]*model="google\/g"[^}]*code="502"[^}]*\}/);
+    // A 502 series may be there at 0 (series the config names start at 0): none may have counted.
+    expect(text).not.toMatch(/gateway_requests_total\{[^}]*model="google\/g"[^}]*code="502"[^}]*\} [1-9]/);
   });
 
   it.each([401, 403])("upstream %i before a working endpoint: the next endpoint serves it, the refusing one is asked once", async (status) => {
