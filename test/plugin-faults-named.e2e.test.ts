@@ -26,7 +26,7 @@ writeFileSync(join(dir, "faulty.mjs"), `export default { name: "faulty", async h
   await next();
   if (how === "after-throw") throw new Error("faulty throw after next");
   if (how === "finish-after") ctx.onFinish(() => { throw new Error("faulty onFinish after next"); });
-  if (how === "stream-throw" && ctx.response?.kind === "stream") {
+  if ((how === "stream-throw" || how === "stream-throw-wrapped") && ctx.response?.kind === "stream") {
     const inner = ctx.response.events;
     ctx.response.events = (async function* () {
       let n = 0;
@@ -38,7 +38,13 @@ writeFileSync(join(dir, "faulty.mjs"), `export default { name: "faulty", async h
   }
 } };
 `);
-writeFileSync(join(dir, "passer.mjs"), `export default { name: "passer", async handle(ctx, next) { await next(); } };`);
+writeFileSync(join(dir, "passer.mjs"), `export default { name: "passer", async handle(ctx, next) {
+  await next();
+  if (ctx.headers["x-fault"] === "stream-throw-wrapped" && ctx.response?.kind === "stream") {
+    const inner = ctx.response.events;
+    ctx.response.events = (async function* () { for await (const ev of inner) yield ev; })();
+  }
+} };`);
 
 let gw: RunningGateway, log: CapturedLog, baseURL: string;
 
@@ -103,6 +109,16 @@ describe("a plugin's stream wrapper that throws", () => {
     const [line] = await errorLines(r, "request failed");
     expect(line).toMatchObject({ plugin: "faulty", error: "Error: faulty stream transform" });
     expect(line!.stack).toContain("faulty.mjs");
+  });
+});
+
+describe("a stream two plugins wrapped, which then threw", () => {
+  it("names both as \"one of\", not as if each had thrown", async () => {
+    const r = await chat("stream-throw-wrapped", true);
+    expect(await r.text()).toContain('"code":"INTERNAL"');
+    const [line] = await errorLines(r, "request failed");
+    expect(line).toMatchObject({ plugins: ["faulty", "passer"], blame: "one of these plugins' stream wrappers, or the stream they wrapped", error: "Error: faulty stream transform" });
+    expect(line!.plugin).toBeUndefined();
   });
 });
 

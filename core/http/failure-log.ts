@@ -25,12 +25,15 @@ export function logRequestFailure(ctx: GatewayContext, err: GatewayError, whileW
   });
 }
 
-function blamed(ctx: GatewayContext, cause: unknown, whileWriting: boolean): { plugin?: string; plugins?: string[] } {
+function blamed(ctx: GatewayContext, cause: unknown, whileWriting: boolean): { plugin?: string; plugins?: string[]; blame?: string } {
   const plugin = cause instanceof PluginFault ? cause.plugin : pluginThatThrew(ctx, cause);
   if (plugin !== undefined) return { plugin };
   if (!whileWriting) return {};
+  // Which wrapper's code threw (or whether the stream it wrapped did) is not tracked per event: that would take every
+  // stream through a third-party plugin off the push path (core/sse/push.ts). So the log says what is known.
   const wrappers = streamWrappers(ctx);
-  if (wrappers.length) return wrappers.length === 1 ? { plugin: wrappers[0] } : { plugins: wrappers };
+  if (wrappers.length === 1) return { plugin: wrappers[0], blame: "its stream wrapper, or the stream it wrapped" };
+  if (wrappers.length) return { plugins: wrappers, blame: "one of these plugins' stream wrappers, or the stream they wrapped" };
   const answered = pluginThatAnswered(ctx);
   return answered === undefined ? {} : { plugin: answered };
 }
