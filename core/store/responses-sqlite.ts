@@ -4,16 +4,18 @@
 import type Database from "better-sqlite3";
 import { outputItemsOf, ownsId, type ResponseOwner, type ResponseRecord, type ResponseStore, type StoredItem } from "./responses-types.ts";
 
-// An output item id is unique per project and kind of key (1 a sandbox key's, 0 a live key's), as in the memory and
-// Redis stores: a live record and a sandbox one may both hold an id (an upstream repeating the simulator's). The kind
-// comes last in the key so the previous release's lookups (project, item_id) still use it; its inserts, which name no
-// kind, are a live key's.
-const ITEMS_TABLE = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
+// An output item id is unique per project and kind of key, as in the memory and Redis stores: a live record and a
+// sandbox one may both hold an id (an upstream repeating the simulator's). So each kind has its own item table, as
+// Redis has its own keys: response_items (live keys', exactly as the previous release made and reads it) and
+// response_items_sandbox (created beside it when missing: no copy, and the previous release ignores it).
+const ITEMS_TABLES = ["response_items", "response_items_sandbox"].map((name) => `CREATE TABLE IF NOT EXISTS ${name} (
   project TEXT NOT NULL, item_id TEXT NOT NULL, response_id TEXT NOT NULL, expires_at INTEGER NOT NULL, item TEXT NOT NULL,
-  sandbox INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (project, item_id, sandbox)
-);`;
-const ITEMS_INDEXES = `CREATE INDEX IF NOT EXISTS response_items_response ON response_items (response_id);
-CREATE INDEX IF NOT EXISTS response_items_expires ON response_items (expires_at);`;
+  PRIMARY KEY (project, item_id)
+);
+CREATE INDEX IF NOT EXISTS ${name}_response ON ${name} (response_id);
+CREATE INDEX IF NOT EXISTS ${name}_expires ON ${name} (expires_at);`).join("\n");
+/** The item table of a kind of key. */
+const itemsTable = (sandbox: boolean | undefined) => (sandbox ? "response_items_sandbox" : "response_items");
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS responses (
@@ -22,8 +24,7 @@ CREATE TABLE IF NOT EXISTS responses (
   response TEXT NOT NULL, input TEXT NOT NULL, full_output TEXT, project_key INTEGER, sandbox INTEGER
 );
 CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires_at);
-${ITEMS_TABLE("response_items")}
-${ITEMS_INDEXES}
+${ITEMS_TABLES}
 `;
 
 const SWEEP_EVERY_MS = 60_000;
@@ -53,35 +54,31 @@ export class SqliteResponseStore implements ResponseStore {
     if (!columns.includes("project_key")) db.exec("ALTER TABLE responses ADD COLUMN project_key INTEGER");
     // Nor, before sandbox keys had stored responses of their own, a sandbox column (NULL in its rows: live keys').
     if (!columns.includes("sandbox")) db.exec("ALTER TABLE responses ADD COLUMN sandbox INTEGER");
-    keyItemsByKind(db);
     this.stmts = {
       put: db.prepare(`INSERT OR REPLACE INTO responses (id, project, created_at, expires_at, provider, model, native, previous_id, response, input, full_output, project_key, sandbox)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      // The same project and kind's later record takes an item id over, as in the other stores.
-      putItem: db.prepare("INSERT OR REPLACE INTO response_items (project, item_id, response_id, expires_at, item, sandbox) VALUES (?, ?, ?, ?, ?, ?)"),
       // octet_length: the input's size as stored (UTF-8), without reading it into a string to measure it.
       get: db.prepare(`SELECT *, octet_length(input) AS input_bytes FROM responses WHERE id = ? AND project = ? AND ${KIND} = ? AND expires_at > ?`),
       owner: db.prepare(`SELECT project, ${KIND} = 1 AS sandbox FROM responses WHERE id = ?`),
-      item: db.prepare("SELECT response_id, item FROM response_items WHERE project = ? AND item_id = ? AND sandbox = ? AND expires_at > ?"),
       del: db.prepare("DELETE FROM responses WHERE id = ?"),
-      delItems: db.prepare("DELETE FROM response_items WHERE response_id = ?"),
       sweep: db.prepare("DELETE FROM responses WHERE expires_at <= ?"),
-      sweepItems: db.prepare("DELETE FROM response_items WHERE expires_at <= ?"),
+      items: [false, true].map((sandbox) => itemStatements(db, itemsTable(sandbox))),
     };
     this.remove = db.transaction((id: string) => {
       this.stmts.del.run(id);
-      this.stmts.delItems.run(id);
+      for (const items of this.stmts.items) items.del.run(id);
     });
     // IMMEDIATE: it reads first, and a deferred one would fail at once while the checkpointer holds the write lock.
     this.save = db.transaction((rec: ResponseRecord) => {
       const owner = this.stmts.owner.get(rec.id) as { project: string; sandbox: number } | undefined;
       if (!ownsId(owner && { project: owner.project, sandbox: owner.sandbox === 1 }, rec)) return false;
       // A replaced record's old items go first (a re-save may carry other output).
-      this.stmts.delItems.run(rec.id);
+      for (const items of this.stmts.items) items.del.run(rec.id);
       this.stmts.put.run(rec.id, rec.project, rec.createdAt, rec.expiresAt, rec.provider, rec.model, rec.native ? 1 : 0,
         rec.previousResponseId, JSON.stringify(rec.response), rec.inputJson ?? JSON.stringify(rec.input), rec.fullOutput ? JSON.stringify(rec.fullOutput) : null,
         rec.projectKey === undefined ? null : rec.projectKey ? 1 : 0, rec.sandbox ? 1 : 0);
-      for (const item of outputItemsOf(rec)) this.stmts.putItem.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item), rec.sandbox ? 1 : 0);
+      const { put } = this.stmts.items[rec.sandbox ? 1 : 0]!;
+      for (const item of outputItemsOf(rec)) put.run(rec.project, item.id, rec.id, rec.expiresAt, JSON.stringify(item));
       return true;
     }).immediate;
   }
@@ -112,8 +109,9 @@ export class SqliteResponseStore implements ResponseStore {
 
   async items(owner: ResponseOwner, ids: string[], now: number): Promise<Map<string, StoredItem>> {
     const found = new Map<string, StoredItem>();
+    const { get } = this.stmts.items[kindOf(owner)]!;
     for (const itemId of ids) {
-      const r = this.stmts.item.get(owner.project, itemId, kindOf(owner), now) as { response_id: string; item: string } | undefined;
+      const r = get.get(owner.project, itemId, now) as { response_id: string; item: string } | undefined;
       if (r) found.set(itemId, { responseId: r.response_id, item: JSON.parse(r.item) });
     }
     return found;
@@ -122,25 +120,17 @@ export class SqliteResponseStore implements ResponseStore {
   /** Drop expired rows (reads already ignore them). */
   sweep(now: number): void {
     this.stmts.sweep.run(now);
-    this.stmts.sweepItems.run(now);
+    for (const items of this.stmts.items) items.sweep.run(now);
   }
 }
 
-/**
- * A file of an earlier release keys response_items by (project, item_id) alone: there a live record could not hold
- * an item id a sandbox record held (it was saved without it). Rebuilt once at start with the kind in the key, its
- * rows as they were (no kind, from before sandbox keys had their own records: a live key's).
- */
-function keyItemsByKind(db: Database.Database): void {
-  const columns = db.prepare("PRAGMA table_info(response_items)").all() as { name: string; pk: number }[];
-  if (columns.some((c) => c.name === "sandbox" && c.pk > 0)) return;
-  const kind = columns.some((c) => c.name === "sandbox") ? "coalesce(sandbox, 0)" : "0";
-  db.transaction(() => {
-    db.exec(`${ITEMS_TABLE("response_items_by_kind")}
-      INSERT INTO response_items_by_kind (project, item_id, response_id, expires_at, item, sandbox)
-        SELECT project, item_id, response_id, expires_at, item, ${kind} FROM response_items;
-      DROP TABLE response_items;
-      ALTER TABLE response_items_by_kind RENAME TO response_items;
-      ${ITEMS_INDEXES}`);
-  }).immediate();
+/** One item table's statements (the same for both kinds of key). */
+function itemStatements(db: Database.Database, table: string) {
+  return {
+    // The same project and kind's later record takes an item id over, as in the other stores.
+    put: db.prepare(`INSERT OR REPLACE INTO ${table} (project, item_id, response_id, expires_at, item) VALUES (?, ?, ?, ?, ?)`),
+    get: db.prepare(`SELECT response_id, item FROM ${table} WHERE project = ? AND item_id = ? AND expires_at > ?`),
+    del: db.prepare(`DELETE FROM ${table} WHERE response_id = ?`),
+    sweep: db.prepare(`DELETE FROM ${table} WHERE expires_at <= ?`),
+  };
 }

@@ -246,28 +246,34 @@ describe("sqlite store: responses", () => {
     await s.close();
   });
 
-  it("a file whose item index has no kind in its key is rebuilt with it: its items kept, and both kinds may then hold one item id", async () => {
+  it("a file of the previous release keeps its item table as it was (no rebuild at start): sandbox items get a table of their own, and the previous release still serves on the file", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "mg-resp-old-")), "g.db");
     const old = new Database(path);
-    // The item index as the first release with sandbox records made it: the kind a column, not in the key.
+    // The item table as the previous release (3ad838d) made it: no kind of key anywhere.
     old.exec(`CREATE TABLE response_items (project TEXT NOT NULL, item_id TEXT NOT NULL, response_id TEXT NOT NULL, expires_at INTEGER NOT NULL, item TEXT NOT NULL,
-      sandbox INTEGER, PRIMARY KEY (project, item_id))`);
-    const put = old.prepare("INSERT INTO response_items VALUES (?, ?, ?, ?, ?, ?)");
-    put.run("acme", "msg_kept_live", "resp_kept_live", Date.now() + 60_000, JSON.stringify({ id: "msg_kept_live" }), null);
-    put.run("acme", "msg_kept_sim", "resp_kept_sim", Date.now() + 60_000, JSON.stringify({ id: "msg_kept_sim" }), 1);
+      PRIMARY KEY (project, item_id))`);
+    old.prepare("INSERT INTO response_items VALUES (?, ?, ?, ?, ?)").run("acme", "msg_kept_live", "resp_kept_live", Date.now() + 60_000, JSON.stringify({ id: "msg_kept_live" }));
+    const itemSchema = (db: Database.Database) => db.prepare("SELECT sql FROM sqlite_master WHERE name = 'response_items'").get();
+    const before = itemSchema(old);
     old.close();
     const s = new SqliteStore(path);
     const sandbox = { project: "acme", sandbox: true };
-    expect((await s.responses.items(live("acme"), ["msg_kept_live", "msg_kept_sim"], Date.now())).get("msg_kept_live")?.responseId).toBe("resp_kept_live");
-    expect([...(await s.responses.items(sandbox, ["msg_kept_live", "msg_kept_sim"], Date.now())).keys()]).toEqual(["msg_kept_sim"]);
-    const item = { type: "message", id: "msg_kept_sim", role: "assistant", content: [] };
-    const real = record("resp_after_rebuild", { response: { id: "resp_after_rebuild", object: "response", status: "completed", output: [item] } });
-    expect(await s.responses.put(real)).toBe(true);
-    expect((await s.responses.items(live("acme"), ["msg_kept_sim"], Date.now())).get("msg_kept_sim")?.responseId).toBe(real.id);
-    expect((await s.responses.items(sandbox, ["msg_kept_sim"], Date.now())).get("msg_kept_sim")?.responseId).toBe("resp_kept_sim");
+    expect((await s.responses.items(live("acme"), ["msg_kept_live"], Date.now())).get("msg_kept_live")?.responseId).toBe("resp_kept_live");
+    expect(await s.responses.items(sandbox, ["msg_kept_live"], Date.now())).toEqual(new Map());
+    const item = { type: "message", id: "msg_kept_live", role: "assistant", content: [] };
+    const sim = record("resp_sim_after", { sandbox: true, response: { id: "resp_sim_after", object: "response", status: "completed", output: [item] } });
+    expect(await s.responses.put(sim)).toBe(true);
+    expect((await s.responses.items(sandbox, ["msg_kept_live"], Date.now())).get("msg_kept_live")?.responseId).toBe(sim.id);
+    expect((await s.responses.items(live("acme"), ["msg_kept_live"], Date.now())).get("msg_kept_live")?.responseId).toBe("resp_kept_live");
+    // The sandbox record's items expire and are swept with it, from its own table.
+    await s.responses.put(record("resp_sim_gone", { sandbox: true, createdAt: 1, expiresAt: 2,
+      response: { id: "resp_sim_gone", object: "response", status: "completed", output: [{ ...item, id: "msg_sim_gone" }] } }));
+    s.responses.sweep(Date.now());
+    expect(await s.responses.items(sandbox, ["msg_sim_gone"], 0)).toEqual(new Map());
     await s.close();
-    // The previous release, opened on the rebuilt file again, still saves and finds its (live) items.
+    // The live item table is the previous release's, untouched; that release still saves and finds its items.
     const back = new Database(path);
+    expect(itemSchema(back)).toEqual(before);
     back.prepare("INSERT OR REPLACE INTO response_items (project, item_id, response_id, expires_at, item) VALUES (?, ?, ?, ?, ?)")
       .run("acme", "msg_downgraded", "resp_downgraded", Date.now() + 60_000, "{}");
     expect(back.prepare("SELECT response_id FROM response_items WHERE project = ? AND item_id = ? AND expires_at > ?").get("acme", "msg_downgraded", Date.now()))
