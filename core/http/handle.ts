@@ -137,6 +137,9 @@ export async function handleRequest(
         if (ttfb) metrics.ttfb.observe(labels, ttfb / 1000);
       });
       step("in-flight gauge", () => metrics.inFlight.leave(spec.kind));
+      // The answer is written: what the request held for its life (media-URL bytes in flight) is let go before the
+      // finishers, so one that never settles (a plugin's, a stuck ledger) does not hold its project's share.
+      step("request end", () => controller.end());
       for (const { fn, plugin } of finishers) {
         try {
           await fn(outcome);
@@ -161,7 +164,7 @@ export async function handleRequest(
     } finally {
       gateway.release(snapshot);
       gateway.inflight.leave(controller);
-      controller.end(); // what the request held for its life (media-URL bytes in flight) is let go
+      controller.end(); // a no-op once ended above: kept so every path lets go
     }
   }
 }
