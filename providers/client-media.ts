@@ -41,8 +41,16 @@ function sniff(bytes: Uint8Array): string | undefined {
 export async function fetchClientMedia(url: string, policy: UrlFetchOptions, m: MediaRequest): Promise<ClientMedia> {
   const { bytes, contentType } = await fetchClientUrl(url, policy, { field: m.field, signal: m.signal, code: m.code, accept: m.types.join(", "), charge: m.charge });
   const mimeType = contentType && !GENERIC.has(contentType) ? contentType : sniff(bytes);
-  if (mimeType && allows(m.types, mimeType)) return { bytes, mimeType };
-  throw new GatewayError(400, m.code ?? "INVALID_REQUEST", `${m.field} is not ${m.what} (the URL served ${contentType ?? "no content type"})`, {
-    retryable: false, details: { field: m.field, reason: "unsupported_media_type", ...(contentType ? { content_type: contentType } : {}) },
+  return { bytes, mimeType: allowedMediaType(m, mimeType, contentType) };
+}
+
+/**
+ * `mimeType` when the field allows it, else the 400 naming the field (`served`: the server's own type, for the
+ * message). Also for bytes one request already downloaded for another upstream, which takes other types.
+ */
+export function allowedMediaType(m: Pick<MediaRequest, "field" | "types" | "what" | "code">, mimeType: string | undefined, served: string | undefined): string {
+  if (mimeType && allows(m.types, mimeType)) return mimeType;
+  throw new GatewayError(400, m.code ?? "INVALID_REQUEST", `${m.field} is not ${m.what} (the URL served ${served ?? "no content type"})`, {
+    retryable: false, details: { field: m.field, reason: "unsupported_media_type", ...(served ? { content_type: served } : {}) },
   });
 }

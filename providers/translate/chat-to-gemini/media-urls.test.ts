@@ -221,6 +221,26 @@ describe("what a client request downloaded stays counted until the request ends,
     expect(clientDownloads.heldBy("alpha") + clientDownloads.heldBy("beta") + clientDownloads.heldBy("gamma")).toBe(0);
   });
 
+  it("a fallback to another upstream kind (Gemini, then Claude on Bedrock) reuses the request's download: fetched and charged once, so no 429 for the same image; a type that kind refuses is still a 400 naming the field", async () => {
+    img.requests.length = 0;
+    const a = request("alpha");
+    try {
+      await inlineUrls([at(1, "/mib?fb")], limited(), a.signal);
+      const claude = [at(1, "/mib?fb")];
+      await inlineUrls(claude, limited(), a.signal, { upstream: "Claude on Bedrock and Vertex", types: ["image/png", "application/pdf"], what: "an image or a PDF" });
+      expect((claude[0]!.part.inlineData as { mimeType: string }).mimeType).toBe("image/png");
+      expect(img.requests).toHaveLength(1);
+      expect(clientDownloads.heldBy("alpha")).toBe(HELD);
+      await expect(inlineUrls([at(2, "/mib?fb")], limited(), a.signal, { upstream: "PDF only", types: ["application/pdf"], what: "a PDF" })).rejects.toMatchObject({
+        status: 400, message: expect.stringContaining("messages[0].content[2].image_url.url is not a PDF"),
+        details: { field: "messages[0].content[2].image_url.url", reason: "unsupported_media_type", content_type: "image/png" },
+      });
+    } finally {
+      a.end();
+    }
+    expect(clientDownloads.inFlight).toBe(0);
+  });
+
   it("a request whose downloads failed gives its share back at once, before it ends", async () => {
     const a = request("alpha");
     await expect(inlineUrls([at(1, "/mib?f"), at(2, "/page")], limited(), a.signal)).rejects.toMatchObject({ status: 400 });

@@ -10,12 +10,13 @@
 // server.url_fetch.max_bytes_in_flight, half of it per project (core/net/download-pool.ts): past it a download is a
 // 429 to retry shortly, not more memory. What one attempt downloaded is kept for the request's retries and
 // fallbacks (keyed by the request's signal, which every attempt of one client request shares, and let go when the
-// request ends), so a URL is fetched once per client request. Claude on Bedrock and Vertex
+// request ends), so a URL is fetched, and charged to the pool, once per client request: a fallback to another
+// upstream kind reuses the bytes too, checked against the types that kind takes. Claude on Bedrock and Vertex
 // fetches no URLs either, nor does Bedrock Converse: their image and document URLs are inlined here too
 // (claude-url-sources.ts, chat-to-converse/url-media.ts).
 import { invalidRequest } from "../../../core/errors.ts";
 import type { UrlFetchOptions } from "../../../core/net/url-fetch.ts";
-import { fetchClientMedia } from "../../client-media.ts";
+import { allowedMediaType, fetchClientMedia } from "../../client-media.ts";
 import { requestBudget } from "./download-budget.ts";
 import { requestOf } from "../../../core/net/request-abort.ts";
 
@@ -51,8 +52,8 @@ const GEMINI_OWN = /^(gs:\/\/|https:\/\/generativelanguage\.googleapis\.com\/|ht
 export const geminiFetches = (url: string) => GEMINI_OWN.test(url);
 
 interface Inline { mimeType: string; data: string; size: number }
-/** Per client request (its signal): URL -> its download. */
-const kept = new WeakMap<AbortSignal, Map<string, Map<string, Promise<Inline>>>>();
+/** Per client request (its signal): URL -> its download, whichever upstream kind asked for it first. */
+const kept = new WeakMap<AbortSignal, Map<string, Promise<Inline>>>();
 
 /** Downloads every pending URL (CONCURRENCY at a time, each once per request) and turns its part into inlineData. */
 export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetchOptions, signal: AbortSignal, forWhom: InlineFor = GEMINI): Promise<void> {
@@ -61,14 +62,11 @@ export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetc
     const over = pending.find((p) => p.url === urls[MAX_URLS])!;
     throw invalidRequest(`${over.field}: at most ${MAX_URLS} media URLs per request can be downloaded for ${forWhom.upstream} (send more as data: URLs${forWhom === GEMINI ? " or Files API URIs" : ""})`, over.field, { reason: "too_many_urls", max_urls: MAX_URLS });
   }
-  // Kept per upstream kind too: what one takes from a URL (audio for Gemini) another may not.
-  let keptFor = kept.get(signal);
-  if (!keptFor) {
-    kept.set(signal, (keptFor = new Map()));
+  let cache = kept.get(signal);
+  if (!cache) {
+    kept.set(signal, (cache = new Map()));
     requestOf(signal)?.onEnd(() => kept.delete(signal)); // the bytes go with the request, as the pool's share does
   }
-  let cache = keptFor.get(forWhom.upstream);
-  if (!cache) keptFor.set(forWhom.upstream, (cache = new Map()));
   // One failure stops the downloads still running (and the client going away stops them all).
   const stop = new AbortController();
   const linked = AbortSignal.any([signal, stop.signal]);
@@ -86,7 +84,10 @@ export async function inlineUrls(pending: readonly PendingUrl[], policy: UrlFetc
         job.catch(() => cache!.delete(url));
         cache!.set(url, job);
       }
-      got.set(p.url, await job);
+      const done = await job;
+      // Downloaded for another kind, it may be a type this one does not take (Gemini's audio for Claude).
+      allowedMediaType({ field: p.field, types: forWhom.types, what: forWhom.what }, done.mimeType, done.mimeType);
+      got.set(p.url, done);
     }
   };
   try {
