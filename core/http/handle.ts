@@ -13,6 +13,7 @@ import { observe } from "../observability/index.ts";
 import { wireBytes } from "../observability/wire-bytes.ts";
 import { isShutdownError, shutdownCut } from "../shutdown.ts";
 import { RequestAbort } from "../net/request-abort.ts";
+import { warnDownloadCause } from "../net/download-cause.ts";
 import { modelLabel, providerLabel, statusCode } from "./metric-labels.ts";
 import { billedUsage } from "../observability/access-log.ts";
 import { pluginRunning } from "../pipeline/compose.ts";
@@ -111,6 +112,7 @@ export async function handleRequest(
     const cut = shutdownCut(controller.signal) ?? (isShutdownError(err) ? err : undefined);
     err = cut ?? (clientLeft && err.code === "INTERNAL" ? clientClosed(err.cause) : err);
     if (!cut && isInternalFault(err)) logRequestFailure(ctx, err, whileWriting);
+    warnDownloadCause(gateway.log, err, { requestId: ctx.requestId, project: ctx.auth?.projectId });
     // The status the client was sent (a Gemini client's 400 for a non-retryable 502): what the log and metrics count.
     const status = writeError(ctx, res, err, hooks);
     return { status, error: err, aborted: controller.signal.aborted && !cut };

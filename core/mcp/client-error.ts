@@ -3,6 +3,8 @@
 // URL answered (an admin API's "Missing admin key: …", a metrics port's 404 page, a content type), so the tenant is
 // told only the status or that no MCP answer came; the caller logs the SDK's text for the operator.
 
+import type { Logger } from "../log.ts";
+
 /** Whether the MCP transport failed on an HTTP answer (its text then quotes that answer's body or content type). */
 function httpFailure(err: unknown): boolean {
   const message = (err as Error)?.message ?? "";
@@ -38,4 +40,34 @@ export function clientConnectError(err: unknown): string {
  *  answers and the gateway's own errors pass as they are. */
 export function clientCallError(err: unknown): unknown {
   return httpFailure(err) ? new Error(neutral(err)) : err;
+}
+
+/**
+ * What lies under a connection failure's own words (undici's "fetch failed" wraps the socket's ECONNREFUSED, a
+ * certificate's failure): for the operator's log line, never the tenant. Undefined when nothing is wrapped.
+ */
+export function connectCause(err: unknown): string | undefined {
+  const parts: string[] = [];
+  let e = (err as { cause?: unknown } | undefined)?.cause;
+  for (let depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    const { message, code } = e as { message?: unknown; code?: unknown };
+    const text = typeof message === "string" ? message : String(e);
+    parts.push(typeof code === "string" && !text.includes(code) ? `${text} (${code})` : text);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return parts.length ? parts.join(": ").slice(0, 500) : undefined;
+}
+
+/** A client's server's log lines name the request and project: its label alone is the tenant's own word. */
+export function clientServerLog(log: Logger, fields: { requestId: string; project: string }): Logger {
+  const add = (f?: Record<string, unknown>) => ({ ...fields, ...f });
+  return {
+    debug: (msg, f) => log.debug(msg, add(f)),
+    info: (msg, f) => log.info(msg, add(f)),
+    warn: (msg, f) => log.warn(msg, add(f)),
+    error: (msg, f) => log.error(msg, add(f)),
+    infoJson: (msg, json) => log.info(msg, add(JSON.parse(json) as Record<string, unknown>)),
+    enabled: (level) => log.enabled(level),
+    close: async () => {}, // the gateway's logger, closed by the gateway
+  };
 }

@@ -23,7 +23,7 @@ import { PendingRequests } from "./pending-requests.ts";
 import { listWaitMs } from "./list-wait-bound.ts";
 import { canonicalJson } from "../http/canonical-json.ts";
 import { withinDepth } from "./list-depth.ts";
-import { clientCallError, clientConnectError } from "./client-error.ts";
+import { clientCallError, clientConnectError, connectCause } from "./client-error.ts";
 
 export type ListKind = "tools" | "prompts" | "resources";
 
@@ -222,7 +222,10 @@ export class Upstream {
       this.lastError = this.fetchImpl ? clientConnectError(err) : detail;
       await client.close().catch(() => {});
       // Said once per distinct failure: a local server that cannot start is retried with backoff, for ever.
-      if (this.lastError !== previous) this.log.warn("mcp server could not connect", { server: this.name, error: detail });
+      if (this.lastError !== previous) {
+        const cause = connectCause(err); // "fetch failed" alone does not say ECONNREFUSED or a certificate's failure
+        this.log.warn("mcp server could not connect", { server: this.name, error: detail, ...(cause ? { cause } : {}) });
+      }
       this.failed();
       throw new ConnectFailedError(`could not connect to MCP server "${this.name}": ${this.lastError}`);
     }

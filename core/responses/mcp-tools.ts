@@ -9,6 +9,7 @@ import { mcpOf } from "../mcp/registry.ts";
 import { serverAllowed, toolAllowed } from "../mcp/policy.ts";
 import { Upstream } from "../mcp/upstream.ts";
 import { checkClientMcpUrl } from "../mcp/client-url.ts";
+import { clientServerLog } from "../mcp/client-error.ts";
 import { serverList } from "../mcp/list-wait.ts";
 import { allowedOf, approvalOf, needsApproval as approvalNeeded, type Allowed, type Approval } from "./mcp-tool-rules.ts";
 
@@ -69,7 +70,8 @@ export async function resolveMcpTools(ctx: GatewayContext, tools: any[], closers
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(t.headers ?? {})) if (typeof v === "string") headers[k] = v;
       if (typeof t.authorization === "string" && t.authorization) headers.authorization = `Bearer ${t.authorization}`;
-      upstream = new Upstream({ kind: "http", name: label, url: checked.url.href, transport: "streamable_http", headers, timeoutMs: 30_000, maxTotalMs: 300_000, maxAnswerBytes: ctx.config.raw.mcp?.max_result_bytes }, ctx.gateway.log, () => {}, checked.fetch);
+      upstream = new Upstream({ kind: "http", name: label, url: checked.url.href, transport: "streamable_http", headers, timeoutMs: 30_000, maxTotalMs: 300_000, maxAnswerBytes: ctx.config.raw.mcp?.max_result_bytes },
+        clientServerLog(ctx.gateway.log, { requestId: ctx.requestId, project: projectId }), () => {}, checked.fetch);
       const u = upstream;
       closers.push(async () => { await u.close(); await checked.close(); });
     } else if (t.connector_id) {
