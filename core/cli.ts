@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { resolve, join } from "node:path";
 import { fork } from "node:child_process";
 import { sha256Hex } from "./keys/keys.ts";
-import { carriedConfig, isWorker, joinRunningGateway, parseWorkers, runPrimary, serveAsWorker, storeRefusal, tellPrimaryStartFailed, CARRIED_MS } from "./cluster.ts";
+import { carriedConfig, isWorker, parseWorkers, runPrimary, serveAsWorker, storeRefusal, tellPrimaryStartFailed, CARRIED_MS } from "./cluster.ts";
 import { sameOnDisk } from "./config/config-texts.ts";
 import { packageRoot } from "./package-root.ts";
 import { fallbackSigningSecret, sharedSecretWarning } from "./assets/secret.ts";
@@ -91,7 +91,8 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       const asked = isWorker() ? await carriedConfig() : undefined;
       const carried = asked?.carried;
       joining = carried !== undefined;
-      // Watching the file, which changed since the others' accepted config: reloaded once listening, as they did.
+      // Watching the file, which changed since the others' accepted config: the watch reloads it once listening (it
+      // measures from the texts loaded, so an edit made during this start is reloaded too), and that says the outcome.
       const reloadFollows = carried !== undefined && !values["no-watch"] && !sameOnDisk(carried.accepted);
       let gw: Awaited<ReturnType<typeof import("./server.ts").startGateway>> | undefined;
       keepServingOnUnhandledRejection(() => gw?.gateway.log);
@@ -163,7 +164,6 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
           return 1;
         }
         serveAsWorker(gw, begin);
-        if (reloadFollows) await joinRunningGateway(gw.gateway);
         return -1; // the primary prints the banner once every worker listens
       }
       const secretWarning = sharedSecretWarning(gw.gateway.config);

@@ -16,7 +16,6 @@ import { newSigningSecret, WORKER_SECRET_ENV } from "./assets/secret.ts";
 import { setClusterScrape } from "./observability/cluster-scrape.ts";
 import { addReadings, wireReading, type WireReading } from "./admin/traffic-sampler.ts";
 import type { ConfigTexts } from "./config/config-texts.ts";
-import type { Gateway } from "./gateway.ts";
 import type { JoinedState } from "./config/loaded.ts";
 import { setWorkerCount } from "./worker-count.ts";
 
@@ -452,14 +451,6 @@ export function carriedConfig(channel = processChannel(), waitMs = CARRIED_MS): 
     channel.on("message", onMessage);
     channel.send({ mg: "carried?" } satisfies ToPrimary, () => {});
   });
-}
-
-/**
- * After a worker started on the carried config listens, when the others watch the file and it changed since what they
- * accepted (refused, or not reloaded yet): read it now, so this worker says of it what they said.
- */
-export async function joinRunningGateway(gateway: Gateway): Promise<void> {
-  await gateway.reload(undefined, "file");
 }
 
 /**

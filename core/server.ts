@@ -185,6 +185,8 @@ export async function startGateway(opts: StartOptions): Promise<RunningGateway> 
     watcher = watchConfig({
       // The live config's files, and the includes the file on disk names (a refused reload's new include too).
       files: () => watchedFiles(gateway.config),
+      // Measured from what was loaded, not the disk now: an edit made while the gateway started is reloaded.
+      served: gateway.config.texts,
       onChange: () => gateway.reload(gateway.config.file, "file"),
       log,
     });

@@ -97,3 +97,44 @@ describe("watchConfig", () => {
     expect(calls()).toBe(0);
   });
 });
+
+// A gateway reads its config long before it watches it (plugin imports, store connect, listen), and a worker joining
+// a cluster loads the others' texts: an edit written in between must reload, or that process serves the old config
+// until the next edit while the others serve the new one.
+describe("watchConfig measures from the texts the serving config was loaded from", () => {
+  function started(onDisk: string, served: string, writtenAgoMs: number) {
+    const dir = mkdtempSync(join(tmpdir(), "mg-watchunit-"));
+    const file = join(dir, "gateway.yaml");
+    writeFileSync(file, onDisk);
+    const at = new Date(Date.now() - writtenAgoMs);
+    utimesSync(file, at, at);
+    const seen: string[] = [];
+    w = watchConfig({
+      files: () => [file], served: { [file]: served }, onChange: () => void seen.push(readFileSync(file, "utf8")),
+      log: createLogger("silent"), debounceMs: 50, quietMs: 600,
+    });
+    return { seen };
+  }
+
+  it("an edit written after the load read the file, before the watch began, is reloaded at once", async () => {
+    const { seen } = started("a: 2\n", "a: 1\n", 5000);
+    await until("the edit to be reloaded", () => seen.length > 0);
+    expect(seen).toEqual(["a: 2\n"]);
+    await sleep(300);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("one written just now waits for the quiet time, as any change does", async () => {
+    const { seen } = started("a: 2\n", "a: 1\n", 0);
+    await sleep(300);
+    expect(seen).toEqual([]);
+    await until("the edit to be reloaded", () => seen.length > 0);
+    expect(seen).toEqual(["a: 2\n"]);
+  });
+
+  it("the file as loaded is no change", async () => {
+    const { seen } = started("a: 1\n", "a: 1\n", 5000);
+    await sleep(300);
+    expect(seen).toEqual([]);
+  });
+});

@@ -9,11 +9,12 @@
 // done, and a cut YAML file usually still parses (a prefix of a map is a map) while dropping every project or key
 // after the cut. So a change is acted on only once the files have stayed the same for a quiet time, however long
 // the writing goes on or pauses: a half-written file is never what reloads.
-import { watch, readFileSync, realpathSync, type FSWatcher } from "node:fs";
+import { watch, readFileSync, realpathSync, statSync, type FSWatcher } from "node:fs";
 import { createHash } from "node:crypto";
 import { basename, dirname } from "node:path";
 import type { Logger } from "../log.ts";
 import type { WatchedFiles } from "./watched-files.ts";
+import type { ConfigTexts } from "./config-texts.ts";
 
 export interface ConfigWatchOptions {
   /**
@@ -24,6 +25,13 @@ export interface ConfigWatchOptions {
   /** Called once per change of content; the watch waits for it before acting on the next. */
   onChange(): Promise<unknown> | void;
   log: Logger;
+  /**
+   * The texts the serving config was loaded from: what a change is measured from. A gateway reads its files long
+   * before it watches them (plugin imports, store connect, listen), and a worker joining a cluster loads the others'
+   * texts, not the disk's: an edit made meanwhile differs from these, and so is reloaded, where a baseline read from
+   * the disk at the watch's start would take it for what is serving. Files not in it are measured from the disk.
+   */
+  served?: ConfigTexts;
   /** Quiet time after the last event before looking (one save is often several events). */
   debounceMs?: number;
   /** How long the files' content must stay the same, once changed, before the change is acted on. */
@@ -62,10 +70,17 @@ export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
     awaited = new Set(Array.isArray(w) ? w : w.awaited);
   };
   ask();
-  let last = fingerprint(files);
+  let last = fingerprint(files, o.served);
   let missing: string[] = [];
   /** Changed content not acted on yet: its key, when it was first seen so, and when the changing began. */
   let pending: { key: string; since: number; changingSince: number; warned: boolean } | undefined;
+  const onDisk = fingerprint(files);
+  if (onDisk.key !== last.key) {
+    // Changed since it was read: its files' last write is when it was first so, so a file written well before now is
+    // reloaded at once and one still being written waits for the quiet time, as any change does.
+    const since = Math.min(Date.now(), lastWritten(files));
+    pending = { key: onDisk.key, since, changingSince: since, warned: false };
+  }
   const unwatchable = new Set<string>();
 
   const schedule = () => {
@@ -206,6 +221,7 @@ export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
   }
 
   arm();
+  if (pending) lookIn(0);
   return {
     close() {
       closed = true;
@@ -222,14 +238,29 @@ export function watchConfig(o: ConfigWatchOptions): ConfigWatch {
  * be read (permissions, a directory in its place) is a change like any other: the reload it causes is refused and
  * counted, where taking it for gone would wait in silence while the gateway reported its config as current.
  */
-function fingerprint(files: string[]): { key: string; parts: Array<string | undefined> } {
+function fingerprint(files: string[], served?: ConfigTexts): { key: string; parts: Array<string | undefined> } {
   const parts = files.map((f) => {
+    // As text, as the config's load reads it, so a served text and the same file on disk hash alike.
+    if (served && Object.hasOwn(served, f)) return createHash("sha256").update(served[f]!).digest("hex");
     try {
-      return createHash("sha256").update(readFileSync(f)).digest("hex");
+      return createHash("sha256").update(readFileSync(f, "utf8")).digest("hex");
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       return code === "ENOENT" || code === "ENOTDIR" ? undefined : `unreadable:${code ?? String(err)}`;
     }
   });
   return { key: parts.map((p) => p ?? "-").join(","), parts };
+}
+
+/** When the newest of these files was last written (0 when none can be read). */
+function lastWritten(files: string[]): number {
+  let newest = 0;
+  for (const f of files) {
+    try {
+      newest = Math.max(newest, statSync(f).mtimeMs);
+    } catch {
+      // gone or unreadable: its own check says so
+    }
+  }
+  return newest;
 }
