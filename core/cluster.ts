@@ -131,7 +131,7 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
   let refused: Refusal | undefined;
   /** Why a worker started in place of one that died could not start (it said so before exiting). */
   const startFailures = new Map<Worker, string>();
-  /** The reason last logged for a replacement that could not start: said once while it stays the same. */
+  /** The count serving and reason last logged for a replacement that could not start: said once while they stay the same. */
   let missingSince: string | undefined;
   /** Every listening worker hears how many listen (their /readyz shows it). */
   const tellCount = () => {
@@ -226,13 +226,15 @@ export function runPrimary(o: PrimaryOptions): Promise<number> {
     tellCount();
     if (!wasListening && failure !== undefined) {
       // A worker started in place of one that died, on the config the others serve, could not start: the gateway
-      // serves on with the others. Said once while the reason stays the same; tried again with the same backoff.
-      if (failure !== missingSince) {
+      // serves on with the others. Said once while the reason and the count serving stay the same (a second worker
+      // lost to it is said: "1 of 3", not the last line's "2 of 3"); tried again with the same backoff.
+      const said = `${listening.size} of ${o.workers}: ${failure}`;
+      if (said !== missingSince) {
         log.error(`a worker started in place of one that died cannot start: the gateway keeps serving with ${listening.size} of ${o.workers} workers until it can (trying again, less and less often) or the gateway is restarted`, {
           worker: w.id, pid: w.process.pid, reason: failure, listening: listening.size, workers: o.workers, retryInMs: delay,
         });
       }
-      missingSince = failure;
+      missingSince = said;
     } else {
       log.error("worker died; starting a new one", { worker: w.id, pid: w.process.pid, code, signal, restartInMs: delay });
     }
