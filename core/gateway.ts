@@ -346,7 +346,7 @@ export class Gateway implements GatewayHandle {
     const alongside = Promise.all(this.alongside.splice(0).map((fn) => fn().catch(() => {})));
     try {
       this.current.retired = true;
-      await this.dispose(this.current);
+      await this.dispose(this.current, { shuttingDown: true });
       for (const fn of this.closers.splice(0)) await fn();
       await this.apiKeys.close();
       await this.store.close();
@@ -421,10 +421,12 @@ export class Gateway implements GatewayHandle {
     void tearDownPlugin({ name, teardown: def.teardown && (() => def.teardown!(state)) }, this.log, this.pluginTeardownTimeoutMs);
   }
 
-  private async dispose(s: Snapshot): Promise<void> {
+  private async dispose(s: Snapshot, { shuttingDown = false } = {}): Promise<void> {
     // Its plugins' metrics that no serving config's plugin took again leave /metrics first: a gauge's collect would
-    // read the state the teardown is about to close.
-    this.metrics.plugins.release(s);
+    // read the state the teardown is about to close. At shutdown they stay for the final scrape (the drain's counts
+    // reach Prometheus); only their collects stop.
+    if (shuttingDown) this.metrics.plugins.freeze(s);
+    else this.metrics.plugins.release(s);
     // The third-party teardowns run together, bounded as a set (./pipeline/teardown-bound.ts): one that never settles
     // held a shutdown, and a reload's release of the old config's connections, for ever; one after another, N of them
     // held it N times the bound.

@@ -35,10 +35,45 @@ describe("PluginMetrics", () => {
     expect(log.lines).toEqual([["plugin q metric acme_depth could not be collected; it is left out of this scrape", { plugin: "q", metric: "acme_depth", error: "Error: gone" }]]);
   });
 
-  it("refuses the gateway's own metric by name", () => {
+  it("refuses the gateway's own metric by name, and any gateway_ name before the gateway registers it", () => {
     const metrics = new Metrics();
     expect(() => metrics.counter({ name: "gateway_connections_dropped_total", help: "mine" })).toThrow(
-      "metric gateway_connections_dropped_total is the gateway's own (or was registered without gateway.metrics)",
+      "metric gateway_connections_dropped_total: the gateway_ prefix is the gateway's own",
     );
+    expect(() => metrics.counter({ name: "gateway_trace_spans_total", help: "mine" })).toThrow(
+      "metric gateway_trace_spans_total: the gateway_ prefix is the gateway's own",
+    );
+  });
+
+  it("goes back to the serving config's collect when a config that never served (a refused reload) is let go", async () => {
+    const metrics = new Metrics();
+    const log = logger();
+    const [serving, refused] = [{}, {}];
+    const pool = (n: number, closed: { v: boolean }) => () => metrics.gauge({ name: "acme_pool", help: "h", collect() { if (closed.v) throw new Error("closed"); this.set(n); } });
+    metrics.plugins.setUp({ owner: serving, plugin: "p", log }, pool(3, { v: false }));
+    const refusedClosed = { v: false };
+    metrics.plugins.setUp({ owner: refused, plugin: "p", log }, pool(7, refusedClosed));
+    metrics.plugins.release(refused);
+    refusedClosed.v = true; // its teardown
+    expect(await metrics.registry.metrics()).toContain("acme_pool 3");
+    expect(log.lines).toEqual([]);
+  });
+
+  it("at shutdown keeps the metrics and stops the collects, the gauge's last value kept", async () => {
+    const metrics = new Metrics();
+    const log = logger();
+    const owner = {};
+    const closed = { v: false };
+    metrics.plugins.setUp({ owner, plugin: "p", log }, () => {
+      metrics.counter({ name: "acme_done_total", help: "h" }).inc(2);
+      metrics.gauge({ name: "acme_open", help: "h", collect() { if (closed.v) throw new Error("closed"); this.set(5); } });
+    });
+    expect(await metrics.registry.metrics()).toContain("acme_open 5");
+    metrics.plugins.freeze(owner);
+    closed.v = true; // its teardown
+    const text = await metrics.registry.metrics();
+    expect(text).toContain("acme_done_total 2");
+    expect(text).toContain("acme_open 5");
+    expect(log.lines).toEqual([]);
   });
 });

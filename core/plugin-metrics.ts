@@ -3,7 +3,10 @@
 // that took it in its setup: a reload that keeps the plugin keeps its counts; once the last such config is let go,
 // the metric leaves /metrics (it stayed, frozen, until a restart, and a gauge's `collect` kept reading the torn-down
 // plugin's state on every scrape). A `collect` that throws costs only its own metric on that scrape, logged naming
-// the plugin; it made the whole /metrics a 500, every gateway metric lost to Prometheus.
+// the plugin; it made the whole /metrics a 500, every gateway metric lost to Prometheus. Each config's setup gives
+// its own `collect`: when a config is let go (a refused reload's among them), the gauge goes back to the collect of
+// the newest config still holding it, so it never reads a torn-down setup's state while the old config serves.
+// At shutdown nothing leaves: the final scrape still has every plugin's counts; only the collects stop (freeze).
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Registry } from "prom-client";
 import type { Logger } from "./log.ts";
@@ -16,8 +19,15 @@ export interface MetricTaker {
   log: Pick<Logger, "warn">;
 }
 
+/** The gateway's own names (and prom-client's defaults): refused even before the gateway registers them lazily. */
+const RESERVED_PREFIXES = ["gateway_", "process_", "nodejs_"];
+
 interface Taken {
-  owners: Set<object>;
+  metric: { collect?: unknown };
+  /** The configs whose plugin took it, each with the `collect` its setup gave (newest last). */
+  owners: Map<object, unknown>;
+  /** Shut down: its collect no longer runs, the last value kept. */
+  frozen?: boolean;
   /** Taken outside any setup (a plugin's handle, a test): never released. */
   kept: boolean;
   /** The plugin whose metric it is (the last to take it), named when its collect fails. */
@@ -41,29 +51,56 @@ export class PluginMetrics {
 
   /** The metric `config.name` for a plugin, refusing the gateway's own (./metric-reuse.ts). */
   take<M>(kind: Kind, config: Config): M {
+    const reserved = RESERVED_PREFIXES.find((prefix) => config.name.startsWith(prefix));
+    if (reserved) {
+      throw new Error(`metric ${config.name}: the ${reserved} prefix is the gateway's own: a plugin's metric needs a name of its own, such as acme_...`);
+    }
     const metric = registeredMetric<M>(this.registry, kind, config, (name) => this.taken.has(name));
     let entry = this.taken.get(config.name);
     if (!entry) {
-      entry = { owners: new Set(), kept: false };
+      entry = { metric: metric as Taken["metric"], owners: new Map(), kept: false };
       this.taken.set(config.name, entry);
       this.isolate(metric as object, entry);
     }
     const taker = this.setups.getStore();
     if (taker) {
-      entry.owners.add(taker.owner);
+      entry.owners.delete(taker.owner); // re-added as the newest
+      entry.owners.set(taker.owner, config.collect);
       entry.taker = taker;
     } else {
       entry.kept = true;
     }
+    if (entry.frozen) entry.metric.collect = undefined;
     return metric;
   }
 
   /** The config `owner` no longer serves: the metrics no other serving config's plugin took leave the registry. */
   release(owner: object): void {
     for (const [name, entry] of this.taken) {
-      if (!entry.owners.delete(owner) || entry.owners.size > 0 || entry.kept) continue;
-      this.registry.removeSingleMetric(name);
-      this.taken.delete(name);
+      const collect = entry.owners.get(owner);
+      if (!entry.owners.delete(owner)) continue;
+      if (entry.owners.size === 0 && !entry.kept) {
+        this.registry.removeSingleMetric(name);
+        this.taken.delete(name);
+        continue;
+      }
+      // Its collect reads the state the teardown closes: back to the newest remaining config's that gave one.
+      if (!entry.frozen && collect && entry.metric.collect === collect) {
+        const remaining = [...entry.owners.values()].filter(Boolean);
+        entry.metric.collect = remaining[remaining.length - 1];
+      }
+    }
+  }
+
+  /**
+   * The gateway shuts down with `owner` serving: its metrics stay for the final scrape (a counter's last counts
+   * reach Prometheus), but their collects stop before the teardowns close what they read; a gauge keeps its last value.
+   */
+  freeze(owner: object): void {
+    for (const entry of this.taken.values()) {
+      if (!entry.owners.has(owner)) continue;
+      entry.frozen = true;
+      entry.metric.collect = undefined;
     }
   }
 

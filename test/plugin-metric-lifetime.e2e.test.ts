@@ -38,6 +38,18 @@ writeFileSync(join(dir, "clash.mjs"), `export default {
   handle: (ctx, next) => next(),
 };
 `);
+writeFileSync(join(dir, "bad.mjs"), `export default {
+  name: "bad",
+  setup() { throw new Error("bad setup"); },
+  handle: (ctx, next) => next(),
+};
+`);
+writeFileSync(join(dir, "lazy.mjs"), `export default {
+  name: "lazy",
+  setup(gateway) { gateway.metrics.counter({ name: "gateway_cache_requests_total", help: "mine" }); },
+  handle: (ctx, next) => next(),
+};
+`);
 const config = (plugins: string[]) => ({
   store: { kind: "memory" },
   providers: { sim: { protocol: "sim" } },
@@ -103,8 +115,27 @@ describe("a plugin's metrics", () => {
     const r = await reload(["clash"]);
     expect(r.ok).toBe(false);
     expect((r as { problems: string[] }).problems.join("\n")).toContain(
-      "plugin clash setup failed: metric gateway_connections_dropped_total is the gateway's own (or was registered without gateway.metrics): a plugin's metric needs a name of its own",
+      "plugin clash setup failed: metric gateway_connections_dropped_total: the gateway_ prefix is the gateway's own: a plugin's metric needs a name of its own",
     );
     expect((await scrape()).lines.filter((l) => l.startsWith("gateway_connections_dropped_total "))).toEqual(["gateway_connections_dropped_total 0"]);
+  });
+
+  it("is refused by its gateway_ prefix even before the gateway registers that name (on first use), naming the plugin", async () => {
+    const r = await reload(["lazy"]);
+    expect(r.ok).toBe(false);
+    expect((r as { problems: string[] }).problems.join("\n")).toContain(
+      "plugin lazy setup failed: metric gateway_cache_requests_total: the gateway_ prefix is the gateway's own",
+    );
+  });
+
+  it("a refused reload that keeps the plugin leaves the serving config's gauge on /metrics", async () => {
+    expect(await reload(["pool"])).toMatchObject({ ok: true });
+    expect((await scrape()).lines).toContain("acme_pool_size 3");
+    // The refused config's pool setup ran (its own collect) and was torn down; the serving pool is still open.
+    expect(await reload(["pool", "bad"])).toMatchObject({ ok: false });
+    const m = await scrape();
+    expect(m.status).toBe(200);
+    expect(m.lines).toContain("acme_pool_size 3");
+    expect(log.records().filter((r) => r.metric === "acme_pool_size")).toEqual([]);
   });
 });
