@@ -61,6 +61,17 @@ describe("a compiled plugin that does not parse", () => {
     }
   });
 
+  it("a file imported without its extension (\"./util\", \"./lib\" for lib/index.js): that file, at its line", () => {
+    const pkg = JSON.stringify({ name: "extpkg", type: "module", exports: { ".": { import: "./dist/index.js" } } });
+    const util = `export function helper() {\n  return 1;\n  if (x) { ]\n}\n`;
+    for (const [specifier, file] of [["./util", "dist/util.js"], ["./lib", "dist/lib/index.js"]] as const) {
+      const entry = `import { helper } from "${specifier}";\nexport default { name: "x", async handle(ctx, next) { helper(); await next(); } };\n`;
+      const r = check("extpkg", { "node_modules/extpkg/package.json": pkg, "node_modules/extpkg/dist/index.js": entry, [`node_modules/extpkg/${file}`]: util });
+      expect(r.status).toBe(1);
+      expect(r.out).toContain(`${join(r.dir, "node_modules/extpkg", file)}:3:12: SyntaxError: Unexpected token ']'`);
+    }
+  });
+
   it("files Node parses itself (a .cjs that requires, an .mjs with no import): the file, line and column too", () => {
     const body = `module.exports = { name: "x", async handle(ctx, next) { await next( } };`;
     const cjs = check("./bad.cjs", { "bad.cjs": `const p = require("node:path");\n${body}\n` });
