@@ -59,6 +59,30 @@ describe("PluginMetrics", () => {
     expect(log.lines).toEqual([]);
   });
 
+  it("ignores a setup that finishes after its config was let go (a setup past its time bound): the serving collect stays, nothing is kept", async () => {
+    const metrics = new Metrics();
+    const log = logger();
+    const [serving, late] = [{}, {}];
+    metrics.plugins.setUp({ owner: serving, plugin: "p", log }, () => metrics.gauge({ name: "acme_pool", help: "h", collect() { this.set(3); } }));
+    const closed = { v: false };
+    let finish!: () => void;
+    const lateSetup = metrics.plugins.setUp({ owner: late, plugin: "p", log }, async () => {
+      await new Promise<void>((resolve) => { finish = resolve; });
+      metrics.gauge({ name: "acme_pool", help: "h", collect() { if (closed.v) throw new Error("closed"); this.set(7); } });
+      metrics.counter({ name: "acme_late_total", help: "h" }).inc();
+    });
+    metrics.plugins.release(late); // its reload was refused when the setup ran past its bound
+    finish();
+    await lateSetup;
+    closed.v = true; // its late teardown
+    const text = await metrics.registry.metrics();
+    expect(text).toContain("acme_pool 3");
+    expect(text).not.toContain("acme_late_total");
+    expect(log.lines).toEqual([]);
+    metrics.plugins.release(serving);
+    expect(await metrics.registry.metrics()).not.toContain("acme_pool");
+  });
+
   it("at shutdown keeps the metrics and stops the collects, the gauge's last value kept", async () => {
     const metrics = new Metrics();
     const log = logger();

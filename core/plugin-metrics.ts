@@ -41,6 +41,8 @@ type Collected = { name: string; help: string; type: string; aggregator: string;
 export class PluginMetrics {
   private readonly setups = new AsyncLocalStorage<MetricTaker>();
   private readonly taken = new Map<string, Taken>();
+  /** Configs let go: a setup of theirs that finishes late (past its time bound) takes nothing and swaps no collect. */
+  private readonly released = new WeakSet<object>();
 
   constructor(private readonly registry: Registry) {}
 
@@ -55,6 +57,8 @@ export class PluginMetrics {
     if (reserved) {
       throw new Error(`metric ${config.name}: the ${reserved} prefix is the gateway's own: a plugin's metric needs a name of its own, such as acme_...`);
     }
+    const taker = this.setups.getStore();
+    if (taker && this.released.has(taker.owner)) return this.late<M>(kind, config);
     const metric = registeredMetric<M>(this.registry, kind, config, (name) => this.taken.has(name));
     let entry = this.taken.get(config.name);
     if (!entry) {
@@ -62,7 +66,6 @@ export class PluginMetrics {
       this.taken.set(config.name, entry);
       this.isolate(metric as object, entry);
     }
-    const taker = this.setups.getStore();
     if (taker) {
       entry.owners.delete(taker.owner); // re-added as the newest
       entry.owners.set(taker.owner, config.collect);
@@ -74,8 +77,22 @@ export class PluginMetrics {
     return metric;
   }
 
+  /**
+   * A setup of a config already let go: the metric as registered, its serving collect kept; or, if nothing serving has
+   * it, one of the kind that is never registered (the late setup may use it; /metrics never shows it).
+   */
+  private late<M>(kind: Kind, config: Config): M {
+    const entry = this.taken.get(config.name);
+    if (!entry) return new kind({ ...config, registers: [] } as never) as M;
+    const collect = entry.metric.collect;
+    const metric = registeredMetric<M>(this.registry, kind, config, () => true);
+    entry.metric.collect = collect;
+    return metric;
+  }
+
   /** The config `owner` no longer serves: the metrics no other serving config's plugin took leave the registry. */
   release(owner: object): void {
+    this.released.add(owner);
     for (const [name, entry] of this.taken) {
       const collect = entry.owners.get(owner);
       if (!entry.owners.delete(owner)) continue;
