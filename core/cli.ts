@@ -93,6 +93,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       joining = carried !== undefined;
       // Watching the file, which changed since the others' accepted config: the watch reloads it once listening (it
       // measures from the texts loaded, so an edit made during this start is reloaded too), and that says the outcome.
+      // Should the edit be undone before then, the settling reload after listening (below) says it instead.
       const reloadFollows = carried !== undefined && !values["no-watch"] && !sameOnDisk(carried.accepted);
       let gw: Awaited<ReturnType<typeof import("./server.ts").startGateway>> | undefined;
       keepServingOnUnhandledRejection(() => gw?.gateway.log);
@@ -164,6 +165,10 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
           return 1;
         }
         serveAsWorker(gw, begin);
+        // Joined carrying the others' refused reload: settle against the file as it is now. Where it differs from their
+        // accepted texts the watch reloads it; where it matches them (the refused edit undone while this worker
+        // started) the watch sees nothing to do, so reload here: "nothing changed" clears the refusal, as theirs did.
+        if (carried?.refused && !values["no-watch"] && sameOnDisk(carried.accepted)) void gw.gateway.reload(undefined, "file");
         return -1; // the primary prints the banner once every worker listens
       }
       const secretWarning = sharedSecretWarning(gw.gateway.config);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
-import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,6 +67,9 @@ describe("start --workers 2: a worker started in place of one that died joins th
   let err = "";
   let file: string;
   let config: any;
+  /** The text of the last edit the workers accepted, and the plugin's files: `hold` makes a worker's start wait. */
+  let accepted: string;
+  let hold: string, imports: string;
   const prefix = `mgr-${ulid()}:`;
   const editedPrefix = `mgr-edited-${ulid()}:`;
   /** The workers' pids as the banner lists them, and worker id -> pid once their lines have named them. */
@@ -92,8 +95,22 @@ describe("start --workers 2: a worker started in place of one that died joins th
   beforeAll(async () => {
     redis = await startRedis();
     fake = await startFakeOpenAI();
-    file = join(mkdtempSync(join(tmpdir(), "mg-replace-")), "gateway.yaml");
-    config = policyConfig(fake.baseUrl, { store: { kind: "redis", url: redis.url, prefix }, acme: { budget: { usd: "5", period: "total" } } });
+    const dir = mkdtempSync(join(tmpdir(), "mg-replace-"));
+    file = join(dir, "gateway.yaml");
+    hold = join(dir, "hold");
+    imports = join(dir, "imports.log");
+    // A plugin whose import waits while `hold` exists: a replacement's start held open after it read the config.
+    writeFileSync(join(dir, "slow.mjs"), `import { appendFileSync, existsSync } from "node:fs";
+appendFileSync(${JSON.stringify(imports)}, process.pid + "\\n");
+while (existsSync(${JSON.stringify(hold)})) await new Promise((r) => setTimeout(r, 20));
+export default { name: "slow", async handle(ctx, next) { await next(); } };
+`);
+    writeFileSync(imports, "");
+    config = policyConfig(fake.baseUrl, {
+      store: { kind: "redis", url: redis.url, prefix }, acme: { budget: { usd: "5", period: "total" } },
+      pipeline: ["auth", "slow", ...builtins.defaultPipeline().filter((n) => n !== "auth")],
+    });
+    config.plugins = { slow: { module: join(dir, "slow.mjs") } };
     config.admin_keys = [{ id: "viewer", sha256: sha256Hex(ADMIN), scope: "read" }];
     writeFileSync(file, YAML.stringify(config));
     port = await freePort();
@@ -121,7 +138,8 @@ describe("start --workers 2: a worker started in place of one that died joins th
     expect((await fromWorker(1, "/api/v1/chat/completions", chat(), auth())).status).toBe(200);
     config.store.prefix = editedPrefix; // read only at start
     config.models["openai/gpt-4o-new"] = { ...config.models["openai/gpt-4o"] }; // applied by a reload
-    writeFileSync(file, YAML.stringify(config));
+    accepted = YAML.stringify(config);
+    writeFileSync(file, accepted);
     const waits = await until("both workers to say the store waits for a restart", () => {
       const l = linesOf(err, /take effect only when the gateway restarts/);
       return l.length >= 2 ? l : undefined;
@@ -175,6 +193,39 @@ describe("start --workers 2: a worker started in place of one that died joins th
     expect(ready.checks.config).toEqual({ status: "reload_refused", problems: 1 });
     const view = JSON.parse((await fromWorker(fresh, "/admin/v1/config", undefined, { authorization: `Bearer ${ADMIN}` })).text);
     expect(view.config.restart_pending).toEqual(["store.prefix"]);
+  }, 90_000);
+
+  it("when the refused edit is undone while a replacement starts, every worker says ok once it listens", async () => {
+    const refusedBefore = linesOf(err, "config reload refused; still serving the previous config").length;
+    const importsBefore = readFileSync(imports, "utf8").split("\n").filter(Boolean).length;
+    const alive = (id: number) => { try { return process.kill(pids.get(id)!, 0); } catch { return false; } };
+    const [dying, survivor] = [...pids.keys()].filter(alive) as [number, number];
+    writeFileSync(hold, "");
+    const before = linesOf(err, "worker listening").length;
+    process.kill(pids.get(dying)!, "SIGKILL");
+    // The replacement has the others' config and refusal, and waits in the plugin's import: the operator reverts.
+    await until("the replacement's plugin import to begin", () =>
+      readFileSync(imports, "utf8").split("\n").filter(Boolean).length > importsBefore || undefined);
+    writeFileSync(file, accepted);
+    await until("the survivor to reload the reverted file", async () => {
+      const ready = JSON.parse((await fromWorker(survivor, "/readyz")).text);
+      return ready.checks.config.status === "ok" || undefined;
+    });
+    rmSync(hold);
+    const line = await until("the replacement to listen", () => linesOf(err, "worker listening")[before]);
+    pids.set(line.worker, line.pid);
+    const fresh = line.worker as number;
+    await until("the replacement to say its config is current", async () => {
+      const ready = JSON.parse((await fromWorker(fresh, "/readyz")).text);
+      return ready.checks.config.status === "ok" || undefined;
+    }, 10_000);
+    for (const id of [fresh, survivor]) {
+      const ready = JSON.parse((await fromWorker(id, "/readyz")).text);
+      expect(ready.checks.config, `worker ${id}`).toMatchObject({ status: "ok" });
+    }
+    // Its settling reload found nothing to refuse: the refusal is not logged again.
+    expect(linesOf(err, "config reload refused; still serving the previous config").slice(refusedBefore)).toEqual([]);
+    expect(existsSync(hold)).toBe(false);
   }, 90_000);
 });
 
