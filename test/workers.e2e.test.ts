@@ -399,6 +399,12 @@ export default { name: "gate", handle: (ctx, next) => next(),
   }, 60_000);
 
   it("SIGTERM to the primary shuts every worker down; the primary exits 0", async () => {
+    // A scraper's cadence first (every 2 s): a draining worker waits for the interval it saw plus 1 s, and the tests
+    // above scraped back to back, which on a loaded machine left too little room for the scrape below.
+    for (let i = 0; i < 2; i++) {
+      await scrape(gw.metricsPort);
+      await new Promise((r) => setTimeout(r, 2000));
+    }
     const before = total(await scrape(gw.metricsPort), "gateway_requests_total");
     const inFlight = post(gw.port, "/chat/completions", chat("openai/gpt-4o-mini", { stream: true }), auth());
     await new Promise((r) => setTimeout(r, 20));
