@@ -362,10 +362,12 @@ export class Gateway implements GatewayHandle {
     try {
       await this.setUp(snapshot, plugins);
     } catch (err) {
+      this.metrics.plugins.setupsDone();
       // What this snapshot set up before the failure (plugins, fresh connection pools) is released now: it never serves.
       await this.dispose(snapshot);
       throw err;
     }
+    this.metrics.plugins.setupsDone();
     // Body validation runs right after auth, so an unauthenticated caller learns nothing about the schema.
     const authAt = plugins.findIndex((p) => p.def.name === "auth");
     const validate = { def: definePlugin({ name: "validate", handle: validateStep }), instance: { name: "validate", options: undefined, state: undefined }, trusted: true };
@@ -404,7 +406,9 @@ export class Gateway implements GatewayHandle {
       try {
         // The metrics it takes through gateway.metrics are this snapshot's, released with it (core/plugin-metrics.ts).
         const taker = { owner: snapshot, plugin: entry.name, log: this.log };
-        const setup = entry.def.setup ? Promise.resolve(this.metrics.plugins.setUp(taker, () => entry.def.setup!(this, entry.options, config))) : undefined;
+        // Only a third-party setup runs under the taker (an AsyncLocalStorage): a built-in takes no plugin metric.
+        const run = () => entry.def.setup!(this, entry.options, config);
+        const setup = entry.def.setup ? Promise.resolve(trusted ? run() : this.metrics.plugins.setUp(taker, run)) : undefined;
         // Bounded for third-party plugins (./pipeline/setup-bound.ts); a built-in's setup is the gateway's own work
         // (the budget's warm-up reads each project's spend, however long a large ledger takes).
         state = setup && !trusted ? await settleWithin(setup, this.pluginSetupTimeoutMs, (late) => this.tearDownLate(entry.def, entry.name, late)) : await setup;

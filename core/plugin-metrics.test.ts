@@ -83,6 +83,18 @@ describe("PluginMetrics", () => {
     expect(await metrics.registry.metrics()).not.toContain("acme_pool");
   });
 
+  it("once the setups are done (no taker), a late take of a held gauge keeps the serving collect and stays releasable", async () => {
+    const metrics = new Metrics();
+    const log = logger();
+    const serving = {};
+    metrics.plugins.setUp({ owner: serving, plugin: "p", log }, () => metrics.gauge({ name: "acme_pool", help: "h", collect() { this.set(3); } }));
+    metrics.plugins.setupsDone();
+    metrics.gauge({ name: "acme_pool", help: "h", collect() { throw new Error("closed"); } });
+    expect(await metrics.registry.metrics()).toContain("acme_pool 3");
+    metrics.plugins.release(serving);
+    expect(await metrics.registry.metrics()).not.toContain("acme_pool");
+  });
+
   it("at shutdown keeps the metrics and stops the collects, the gauge's last value kept", async () => {
     const metrics = new Metrics();
     const log = logger();
