@@ -8,7 +8,7 @@ import { GatewayError } from "../errors.ts";
 import type { GatewayContext } from "../pipeline/context.ts";
 import { gatewayRunsMcp } from "./mcp-loop.ts";
 import { CircuitOpenError } from "../mcp/list-wait.ts";
-import { asFunctions, functionName, listFor, mcpToolsOf, resolveMcpTools, type FunctionRef, type ListedTool, type McpToolSpec } from "./mcp-tools.ts";
+import { asFunctions, functionName, listFor, mcpCallAsFunction, mcpToolsOf, resolveMcpTools, type FunctionRef, type ListedTool, type McpToolSpec } from "./mcp-tools.ts";
 
 /** The input items as the model reads them after mcp-loop's prepare (no call run). */
 function modelInput(items: any[], specs: McpToolSpec[]): any[] {
@@ -21,8 +21,7 @@ function modelInput(items: any[], specs: McpToolSpec[]): any[] {
       case "mcp_approval_response":
         break;
       case "mcp_call":
-        out.push({ type: "function_call", call_id: it.id, name: functionName(it.server_label, it.name), arguments: it.arguments ?? "{}" },
-          { type: "function_call_output", call_id: it.id, output: it.error ? `Error: ${it.error}` : it.output ?? "" });
+        out.push(...mcpCallAsFunction(it));
         break;
       case "mcp_approval_request": {
         const answer = answers.get(it.id);

@@ -18,7 +18,7 @@ import { maxToolRounds } from "../metering/model-turns.ts";
 import { servedTarget } from "../metering/usage-ceiling.ts";
 import { LiveEvents } from "./live-events.ts";
 import { addUsage, addWireUsage } from "./turn-usage.ts";
-import { asFunctions, functionName, listFor, mcpToolsOf, needsApproval, resolveMcpTools, type FunctionRef, type ListedTool, type McpToolSpec } from "./mcp-tools.ts";
+import { asFunctions, functionName, listFor, mcpCallAsFunction, mcpToolsOf, needsApproval, resolveMcpTools, type FunctionRef, type ListedTool, type McpToolSpec } from "./mcp-tools.ts";
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
 
@@ -113,8 +113,7 @@ class McpRun {
         case "mcp_approval_response":
           break;
         case "mcp_call":
-          out.push({ type: "function_call", call_id: it.id, name: functionName(it.server_label, it.name), arguments: it.arguments ?? "{}" },
-            { type: "function_call_output", call_id: it.id, output: it.error ? `Error: ${it.error}` : it.output ?? "" });
+          out.push(...mcpCallAsFunction(it));
           break;
         case "mcp_approval_request": {
           const answer = answers.get(it.id);

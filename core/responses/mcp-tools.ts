@@ -41,6 +41,14 @@ export function functionName(label: string, tool: string): string {
   return `${name.slice(0, 55)}_${createHash("sha256").update(`${label}\n${tool}`).digest("hex").slice(0, 8)}`;
 }
 
+/** An earlier turn's `mcp_call` item as the model reads it: its function call and that call's output. */
+export function mcpCallAsFunction(it: any): any[] {
+  return [
+    { type: "function_call", call_id: it.id, name: functionName(it.server_label, it.name), arguments: it.arguments ?? "{}" },
+    { type: "function_call_output", call_id: it.id, output: it.error ? `Error: ${it.error}` : it.output ?? "" },
+  ];
+}
+
 /** require_approval, or a 400 naming the field. */
 function approvalOrRefusal(t: any, i: number): Approval {
   const approval = approvalOf(t);
