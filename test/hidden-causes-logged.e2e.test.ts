@@ -2,10 +2,9 @@
 // allowed host's ports) the operator still finds in a warning naming the request, its project and the cause, also
 // with the access log off (review rev-f11f13, 6 and 7: the MCP line had the tenant's label and "fetch failed" only;
 // the download's cause was on the access line only).
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyEntry, postJson, testKey } from "./helpers/gateway.ts";
+import { freePort as closedPort } from "./helpers/ports.ts"; // a listener opened and closed: nothing listens there
 import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import type { RunningGateway } from "../core/server.ts";
@@ -16,15 +15,6 @@ let gemini: FakeGemini;
 let gw: RunningGateway;
 let log: CapturedLog;
 let baseURL: string;
-
-/** A loopback port nothing listens on (a listener opened and closed). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** The warnings `msg` for request `id`, once one is written (up to 5 s). */
 async function warnings(msg: string, id: string) {

@@ -1,10 +1,9 @@
 // A client media URL the gateway could not connect to is told to the client only as "could not be downloaded"
 // (the connection error would map an allowed host's ports), but the operator needs the reason: the request's access
 // line carries it as errorCause, with the request id (review r52 R5).
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyEntry, postJson, testKey } from "./helpers/gateway.ts";
+import { freePort as closedPort } from "./helpers/ports.ts"; // a listener opened and closed: nothing listens there
 import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import type { RunningGateway } from "../core/server.ts";
@@ -16,15 +15,6 @@ let gemini: FakeGemini;
 let gw: RunningGateway;
 let log: CapturedLog;
 let baseURL: string;
-
-/** A loopback port nothing listens on (a listener opened and closed). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   gemini = await startFakeGemini();
