@@ -221,6 +221,49 @@ describe("ApiKeys when the store loses keys", () => {
     expect(b.log.warn).toHaveBeenCalledWith(expect.stringMatching(/written back/), expect.objectContaining({ restored: 1, keys: ["acme/k3"] }));
   });
 
+  it("a store away for less than 2 x key_refresh_ms (its polls failing) that comes back empty gets the keys written back; away longer, not", async () => {
+    // Polls every 2 s: one fails while Redis restarts, so the read that sees the loss comes more than 2 x 2 s after
+    // the last confirmed one. The replica was in step until its first failed poll and out of reach only 3 s.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(0);
+    const store = new LosableStore();
+    const a = replica(store);
+    await a.keys.start();
+    await a.keys.create(key(1));
+    await a.keys.refresh(); // confirmed in step at 0
+    store.cut = true; // Redis goes away
+    at(REFRESH_MS);
+    await a.keys.refresh(); // fails: out of reach since 2 s
+    at(REFRESH_MS + 1_000);
+    await a.keys.refresh(); // fails again
+    await store.lose(); // comes back without its data
+    store.cut = false;
+    at(REFRESH_MS + 3_000);
+    await a.keys.refresh();
+    await until("the write-back", async () => ((await store.list()).length ? true : undefined), 5_000);
+    expect((await store.list()).map((k) => k.id)).toEqual(["k1"]);
+    expect(a.log.warn).toHaveBeenCalledWith(expect.stringMatching(/written back/), expect.objectContaining({ restored: 1, keys: ["acme/k1"] }));
+    expect(a.log.error).not.toHaveBeenCalled();
+
+    // Out of reach for longer than 2 x key_refresh_ms (a partition as much as a store away): its copy may be stale.
+    const b = replica(store);
+    await b.keys.start();
+    await a.keys.close();
+    at(10_000);
+    await b.keys.refresh(); // confirmed in step
+    store.cut = true;
+    at(10_000 + REFRESH_MS);
+    await b.keys.refresh(); // fails
+    await store.lose();
+    store.cut = false;
+    at(10_000 + REFRESH_MS + 2 * REFRESH_MS + 1);
+    await b.keys.refresh();
+    await b.keys.close();
+    expect(await store.list()).toEqual([]);
+    expect(b.log.error).toHaveBeenCalledWith(expect.stringMatching(/not in step with the store .* not written back/),
+      expect.objectContaining({ keys: ["acme/k1"], unreachableSince: new Date(1_800_000_000_000 + 10_000 + REFRESH_MS).toISOString() }));
+  });
+
   it("a replica that finds a key it writes back already put back revoked by another takes the revocation at once", async () => {
     // B had not polled since A revoked k1 when the store lost its keys. B's poll sees the store empty and writes k1
     // back as it last saw it (active), but A's write-back (k1 revoked) lands first: B's create is refused, and B must
