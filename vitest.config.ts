@@ -22,8 +22,12 @@ export default defineConfig({
     // One file more than there are cores: most files mostly wait (timers, child processes, sockets), and vitest's
     // default (one fewer than the cores) ran them one at a time on two cores.
     maxWorkers: availableParallelism() + 1,
-    // Its own TMPDIR for each file, removed when the file ends.
-    setupFiles: ["test/setup/file-tmpdir.ts"],
+    // Files share worker processes: a new process per file (start-up, every module fetched and compiled again) took
+    // more CPU than most files' tests. test/setup/file-fresh-state.ts gives each file what a new process gave it.
+    isolate: false,
+    // Fresh module state, timers, env and process listeners per file; its own TMPDIR for each file, removed when the
+    // file ends.
+    setupFiles: ["test/setup/file-fresh-state.ts", "test/setup/file-tmpdir.ts"],
     // The JSON report lets .ci/run print one plain "N passed, N failed" line.
     reporters: ["default", ["json", { outputFile: ".vitest/results.json" }]],
   },
