@@ -66,7 +66,7 @@ models:
 describe("an empty variable", () => {
   it("is said to be empty, not unset", async () => {
     expect(await problems(`server: { public_url: "\${PUBLIC_URL}" }\n`, { PUBLIC_URL: "" })).toEqual([
-      "F:1:23: environment variable PUBLIC_URL is empty and has no default (write ${PUBLIC_URL:-default})",
+      "F:1:23: server.public_url: environment variable PUBLIC_URL is empty and has no default (write ${PUBLIC_URL:-default})",
     ]);
     const notices: string[] = [];
     await loadConfig(write(`providers:\n  openai: { protocol: openai, api_key: "\${A}\${B}" }\n`), { env: { A: "" }, onNotice: (m) => notices.push(m) });

@@ -172,7 +172,7 @@ pipeline: [router, routr, auth]
 
   it("reports an unset variable without a default, and YAML syntax errors, with positions", async () => {
     expect(await problems(`server:\n  public_url: "\${PUBLIC_URL}"\n`)).toEqual([
-      "F:2:15: environment variable PUBLIC_URL is not set and has no default (write ${PUBLIC_URL:-default})",
+      "F:2:15: server.public_url: environment variable PUBLIC_URL is not set and has no default (write ${PUBLIC_URL:-default})",
     ]);
     const syntax = await problems(`models:\n  a/b: {endpoints: [\n`);
     expect(syntax[0]).toMatch(/^F:\d+:\d+: /);

@@ -43,7 +43,7 @@ describe("metrics", () => {
   it("refuses an unset metrics token rather than leaving /metrics open", async () => {
     // Only the variable: not also the empty string's "must NOT have fewer than 16 characters".
     expect(await problems(`metrics: { token: "\${METRICS_TOKEN}" }\n`)).toEqual([
-      "F:1:19: environment variable METRICS_TOKEN is not set and has no default (write ${METRICS_TOKEN:-default})",
+      "F:1:19: metrics.token: environment variable METRICS_TOKEN is not set and has no default (write ${METRICS_TOKEN:-default})",
     ]);
   });
 });
@@ -89,9 +89,17 @@ projects:
     ]);
   });
 
+  it("names the field of each unset variable on a flow mapping's one line, not only its column", async () => {
+    expect(await problems(`server: { host: "\${GATEWAY_HOST}", port: "\${GATEWAY_PORT}" }\nlog: { file: "\${LOG_FILE}" }\n`)).toEqual([
+      "F:1:17: server.host: environment variable GATEWAY_HOST is not set and has no default (write ${GATEWAY_HOST:-default})",
+      "F:1:42: server.port: environment variable GATEWAY_PORT is not set and has no default (write ${GATEWAY_PORT:-default})",
+      "F:2:14: log.file: environment variable LOG_FILE is not set and has no default (write ${LOG_FILE:-default})",
+    ]);
+  });
+
   it("reports an unset variable outside providers once, not again as the empty value's schema problem", async () => {
     expect(await problems(`server: { port: "\${GATEWAY_PORT}" }\n`)).toEqual([
-      "F:1:17: environment variable GATEWAY_PORT is not set and has no default (write ${GATEWAY_PORT:-default})",
+      "F:1:17: server.port: environment variable GATEWAY_PORT is not set and has no default (write ${GATEWAY_PORT:-default})",
     ]);
   });
 });

@@ -294,7 +294,8 @@ function interpolateTree(
       unset.field(at, missing, { reported: false });
       return "";
     }
-    if (!unset.allowed) problems.push(sources.at(at, `environment variable ${unsetPhrase(missing, env, "")} and has no default (write \${${missing[0]}:-default})`));
+    // The field path as every other problem has it: on a flow mapping's one line only the column would tell which.
+    if (!unset.allowed) problems.push(sources.at(at, `${at.join(".")}: environment variable ${unsetPhrase(missing, env, "")} and has no default (write \${${missing[0]}:-default})`));
     unset.field(at, missing, { reported: true });
     return value;
   }
