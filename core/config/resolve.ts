@@ -34,6 +34,7 @@ import { checkMcpCwds } from "../mcp/cwd.ts";
 import { checkHeaders } from "./header-check.ts";
 import { checkBaseUrls } from "./url-check.ts";
 import { checkProviderFields } from "./provider-fields-check.ts";
+import { checkAllowModels, unknownAllowedModelNotices } from "./allow-models-check.ts";
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from "../net/download-pool.ts";
 import { textReader, type ConfigTexts } from "./config-texts.ts";
 import { RESTART_ONLY_SECTIONS, withStartedSettings } from "./restart-only.ts";
@@ -126,6 +127,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   checkHeaders(config, (p, m, k) => sources.at(p, m, k), problems);
   checkBaseUrls(config, (p, m, k) => sources.at(p, m, k), problems);
   checkProviderFields(config, dirname(path), (name) => !disabled.has(name), (p, m, k) => sources.at(p, m, k), problems);
+  checkAllowModels(config, (p, m, k) => sources.at(p, m, k), problems);
   const pipeline = await resolvePipeline(builtins, config, sources, dirname(path), problems);
   checkAuthInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
   checkGuardrailsInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
@@ -136,6 +138,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
     opts.onNotice?.(name.startsWith("mcp_servers.") ? `MCP server "${name.slice(12)}" disabled: ${why}` : `provider "${name}" disabled: ${why}`);
   }
   for (const m of unpricedNotices(config)) opts.onNotice?.(m);
+  for (const m of unknownAllowedModelNotices(config)) opts.onNotice?.(m);
   const enabled = (p: string) => p === "sim" || (p in (config.providers ?? {}) && !disabled.has(p));
   for (const m of retirementNotices(config, enabled, Date.now(), replaced)) opts.onNotice?.(m);
   const names = pipeline.map((p) => p.name);
