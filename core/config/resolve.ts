@@ -23,6 +23,7 @@ import { resolvePackageImport } from "./package-resolve.ts";
 import { rememberConfigSecrets } from "../secrets/registry.ts";
 import { configSecrets } from "../secrets/config-secrets.ts";
 import { trustedProxies } from "../net/trusted-proxies.ts";
+import { allowHostsProblems } from "../net/allow-hosts.ts";
 import { resolveEgressProxy, type EgressProxy } from "../net/egress-proxy.ts";
 import { corsPolicy } from "../http/cors-policy.ts";
 import { defaultMaxConnections } from "../net/connection-cap.ts";
@@ -35,6 +36,7 @@ import { checkHeaders } from "./header-check.ts";
 import { checkBaseUrls } from "./url-check.ts";
 import { checkProviderFields } from "./provider-fields-check.ts";
 import { checkAllowModels, unknownAllowedModelNotices } from "./allow-models-check.ts";
+import { checkStoreFields } from "./store-fields-check.ts";
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from "../net/download-pool.ts";
 import { textReader, type ConfigTexts } from "./config-texts.ts";
 import { RESTART_ONLY_SECTIONS, withStartedSettings } from "./restart-only.ts";
@@ -128,6 +130,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   checkBaseUrls(config, (p, m, k) => sources.at(p, m, k), problems);
   checkProviderFields(config, dirname(path), (name) => !disabled.has(name), (p, m, k) => sources.at(p, m, k), problems);
   checkAllowModels(config, (p, m, k) => sources.at(p, m, k), problems);
+  checkStoreFields(config, (p, m, k) => sources.at(p, m, k), problems);
   const pipeline = await resolvePipeline(builtins, config, sources, dirname(path), problems);
   checkAuthInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
   checkGuardrailsInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
@@ -374,6 +377,9 @@ function keyHashProblem(value: unknown): string {
 function checkReferences(config: GatewayConfig, sources: Sources, problems: ConfigProblem[]): void {
   for (const p of trustedProxies(config.server?.trusted_proxies ?? []).problems) {
     problems.push(sources.at(["server", "trusted_proxies", p.index], `server.trusted_proxies: ${p.message}`));
+  }
+  for (const p of allowHostsProblems(config.server?.url_fetch?.allow_hosts ?? [])) {
+    problems.push(sources.at(["server", "url_fetch", "allow_hosts", p.index], `server.url_fetch.allow_hosts[${p.index}]: ${p.message}`));
   }
   for (const p of corsPolicy(config.server?.cors).problems) {
     problems.push(sources.at(["server", "cors", "allow_origins", p.index], `server.cors.allow_origins[${p.index}]: ${p.message}`));

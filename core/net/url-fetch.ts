@@ -77,7 +77,7 @@ export function hostAllowed(host: string, allowHosts: readonly string[]): boolea
 }
 
 /** Lower case, no trailing dot, no IPv6 brackets: the form host names are compared in. */
-function bare(host: string): string {
+export function bare(host: string): string {
   return host.trim().toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1");
 }
 

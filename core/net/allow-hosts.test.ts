@@ -1,0 +1,50 @@
+// allow_hosts entries written as URLs, with ports, or with a stray `*` passed check and never matched: a client's
+// http://localhost:8080/cat.png stayed a 400 though the operator had "allowed" localhost:8080. check, start and a
+// reload now refuse them at the entry, saying what to write; what they suggest does match.
+import { describe, expect, it } from "vitest";
+import { allowHostProblem } from "./allow-hosts.ts";
+import { bare, hostAllowed } from "./url-fetch.ts";
+import { problems } from "../config/config.testkit.ts";
+
+const urlHost = (url: string) => bare(new URL(url).hostname);
+
+describe("server.url_fetch.allow_hosts at load", () => {
+  it("refuses a host with a port, a URL and a misplaced *, naming the entry and what to write", async () => {
+    expect(await problems(`server:\n  url_fetch: { allow_hosts: ["localhost:8080", "http://localhost:8080", "https://*.corp", "*example.com", "exa mple"] }\n`)).toEqual([
+      `F:2:30: server.url_fetch.allow_hosts[0]: "localhost:8080" holds a port, which host names are compared without, so it never matches: write "localhost" (an allowed host may be fetched on any port)`,
+      `F:2:48: server.url_fetch.allow_hosts[1]: "http://localhost:8080" is a URL, not a host name, so it never matches: write "localhost" (an allowed host may be fetched on any port, over http or https)`,
+      `F:2:73: server.url_fetch.allow_hosts[2]: "https://*.corp" is a URL, not a host name, so it never matches: write "*.corp" (an allowed host may be fetched on any port, over http or https)`,
+      `F:2:91: server.url_fetch.allow_hosts[3]: "*example.com": a * is allowed only as a whole first label ("*.example.com" allows every name below example.com), so it never matches as written`,
+      `F:2:107: server.url_fetch.allow_hosts[4]: "exa mple" holds a space, which no host name has, so it never matches: write the host name alone`,
+    ]);
+  });
+
+  it("accepts names, *.suffix globs and IP addresses, IPv6 with or without brackets", async () => {
+    expect(await problems(`server:\n  url_fetch: { allow_hosts: [localhost, Media.Internal., "*.corp.example", 10.0.0.7, "::1", "[fd00::1]"] }\n`)).toEqual([]);
+  });
+});
+
+describe("allowHostProblem", () => {
+  it("suggests the form a URL carries the host in, which then matches", () => {
+    const cases: [entry: string, url: string, write: string][] = [
+      ["[::1]:8080", "http://[::1]:8080/a.png", "::1"],
+      ["bücher.example", "http://bücher.example/a.png", "xn--bcher-kva.example"],
+      ["::ffff:127.0.0.1", "http://[::ffff:127.0.0.1]/a.png", "::ffff:7f00:1"],
+      ["*.corp:8443", "https://media.corp:8443/a.png", "*.corp"],
+      ["media.internal/images", "http://media.internal/images/a.png", "media.internal"],
+    ];
+    for (const [entry, url, write] of cases) {
+      expect(hostAllowed(urlHost(url), [entry])).toBe(false);
+      expect(allowHostProblem(entry)).toContain(`write ${JSON.stringify(write)}`);
+      expect(allowHostProblem(write)).toBeUndefined();
+      expect(hostAllowed(urlHost(url), [write])).toBe(true);
+    }
+  });
+
+  it("refuses entries that match nothing at all", () => {
+    expect(allowHostProblem("")).toMatch(/is empty/);
+    expect(allowHostProblem("*")).toMatch(/a \* is allowed only as a whole first label/);
+    expect(allowHostProblem("a.*.corp")).toMatch(/"\*\.example\.com" allows every name below example\.com/);
+    expect(allowHostProblem("host:abc")).toMatch(/is not a host name or IP address/);
+  });
+});
