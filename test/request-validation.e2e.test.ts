@@ -18,7 +18,7 @@ let gw: TestGateway;
 beforeAll(async () => {
   [anthropic, openai, media] = await Promise.all([startFakeAnthropic(), startFakeOpenAI(), startFakeOpenAIMedia()]);
   gw = await startTestGateway({
-    server: { signing_secret: "s" },
+    server: { signing_secret: "request-validation-secret" },
     providers: {
       claude: { protocol: "anthropic", base_url: anthropic.baseUrl, api_key: FAKE_ANTHROPIC_KEY },
       up: { protocol: "openai", base_url: openai.baseUrl, api_key: "sk-fake-upstream" },

@@ -32,7 +32,8 @@ export function assetsOf(gateway: GatewayHandle): Assets {
     const dir = configured ? resolve(started.dir, configured) : defaultAssetsDir();
     const store = new AssetStore(dir);
     const fallback = fallbackSigningSecret();
-    a = { store, secret: () => gateway.config.server.signingSecret ?? fallback };
+    // `||`: an empty secret is never a key (the config loader makes it unset; a config built in code may still hold one).
+    a = { store, secret: () => gateway.config.server.signingSecret || fallback };
     byGateway.set(gateway, a);
     gateway.onClose(() => store.close());
   }

@@ -34,6 +34,7 @@ import { checkConsole } from "../console/settings.ts";
 import { checkMcpCwds } from "../mcp/cwd.ts";
 import { checkHeaders } from "./header-check.ts";
 import { checkBaseUrls } from "./url-check.ts";
+import { checkSigningSecret, configuredSigningSecret } from "./signing-secret-check.ts";
 import { checkProviderFields } from "./provider-fields-check.ts";
 import { checkAllowModels, unknownAllowedModelNotices } from "./allow-models-check.ts";
 import { checkStoreFields } from "./store-fields-check.ts";
@@ -128,6 +129,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   checkMcpCwds(config, dirname(path), (name) => !disabled.has(`mcp_servers.${name}`), (p, m, k) => sources.at(p, m, k), problems);
   checkHeaders(config, (p, m, k) => sources.at(p, m, k), problems);
   checkBaseUrls(config, (p, m, k) => sources.at(p, m, k), problems);
+  checkSigningSecret(config, (p, m, k) => sources.at(p, m, k), problems);
   checkProviderFields(config, dirname(path), (name) => !disabled.has(name), (p, m, k) => sources.at(p, m, k), problems);
   checkAllowModels(config, (p, m, k) => sources.at(p, m, k), problems);
   checkStoreFields(config, (p, m, k) => sources.at(p, m, k), problems);
@@ -590,7 +592,7 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
       upstreamLimits: s.upstream_limits,
       publicUrl: s.public_url,
       trustedProxies: trustedProxies(s.trusted_proxies ?? []).list,
-      signingSecret: s.signing_secret,
+      signingSecret: configuredSigningSecret(s.signing_secret),
       headersTimeoutMs: s.headers_timeout_ms ?? 20_000,
       requestTimeoutMs: s.request_timeout_ms ?? 60_000,
       keepAliveTimeoutMs: s.keep_alive_timeout_ms ?? 65_000,

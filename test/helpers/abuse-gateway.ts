@@ -51,7 +51,7 @@ export async function startAbuseGateway(server: Record<string, unknown> = {}): P
   const dir = mkdtempSync(join(tmpdir(), "mg-abuse-"));
   const configFile = join(dir, "gateway.yaml");
   const config = {
-    server: { ...ABUSE_SERVER, signing_secret: "abuse-test", assets_dir: join(dir, "assets"), ...server },
+    server: { ...ABUSE_SERVER, signing_secret: "abuse-test-signing-secret", assets_dir: join(dir, "assets"), ...server },
     store: { kind: "sqlite", path: "./gateway.db" },
     providers: {
       up: { protocol: "openai", base_url: openai.baseUrl, api_key: "sk-fake-upstream" },

@@ -147,7 +147,7 @@ export interface ServerConfig {
    */
   trusted_proxies?: string[];
   /**
-   * HMAC secret for signed asset URLs; random per process when unset.
+   * HMAC secret for signed asset URLs, at least 16 characters; random per process when unset or empty.
    */
   signing_secret?: string;
   /**
