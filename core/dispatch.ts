@@ -243,8 +243,9 @@ export async function dispatch(ctx: GatewayContext, op: OperationName): Promise<
         const err = toGatewayError(e, ctx.signal);
         // The upstream had begun answering: no other endpoint is asked (it would be billed for the prompt again).
         if (answeredFailures.has(err)) throw finalError(ctx, err, skipped, hint);
-        // A project's own key (BYOK) refused is the project's to fix: final, never served on the operator's keys.
-        if (!ctx.signal.aborted && !target.credentials && endpointFault(err)) {
+        // A project's own key (BYOK) refused is the project's to fix: final, never served on the operator's keys. An
+        // answer past the gateway's bounds is no refusal of the key: the next endpoint is tried, as on the gateway's.
+        if (!ctx.signal.aborted && (!target.credentials || oversize(err)) && endpointFault(err)) {
           faulted ??= err;
           givenUp.add(i);
           faults++;
