@@ -158,7 +158,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       }
       if (isWorker()) {
         // Store changed to a per-process one since the primary checked (a worker the primary had no config for reads the file).
-        const refusal = storeRefusal(gw.gateway.config.store.kind, workers);
+        const refusal = storeRefusal(gw.gateway.config.store.kind, workers, gw.gateway.config.raw.store === undefined);
         if (refusal) {
           process.stderr.write(`refusing to start a worker: ${refusal}\n`);
           await gw.close();
@@ -174,7 +174,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
       const secretWarning = sharedSecretWarning(gw.gateway.config);
       if (secretWarning) gw.gateway.log.warn(secretWarning);
       // The README's sandbox key is only advertised when this config still accepts it.
-      process.stdout.write(banner(gw.url, gw.metricsUrl, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY))));
+      process.stdout.write(banner(gw.url, gw.metricsUrl, file, gw.gateway.config.keys.has(sha256Hex(QUICKSTART_KEY)), await storeOf(gw.gateway.startConfig)));
       return -1; // keep running
     } catch (err) {
       const [{ ConfigError, formatProblem }, { PortInUseError }, { CannotListenError }, { StoreRefusedError }, { PluginSetupError }, { TracingSetupError }] = await Promise.all([
@@ -252,6 +252,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
         process.stderr.write(`note: outbound calls go through the egress proxy: https targets ${e.https}; http targets ${e.http}; no_proxy ${e.no_proxy}\n`);
       }
       process.stdout.write(`${file}: ok (${cfg.models.size} models, ${cfg.providers.size} providers, ${cfg.projects.size} projects, pipeline: ${cfg.pipeline.map((p) => p.name).join(" → ")})\n`);
+      process.stdout.write(`  store: ${await storeOf(cfg)}\n`);
       return 0;
     } catch (err) {
       if (err instanceof ConfigError) {
@@ -291,10 +292,17 @@ async function exitSaid(code: number): Promise<never> {
   process.exit(code);
 }
 
+/** Which store a loaded config runs on and where (core/store/describe.ts): check's and start's store: line. */
+async function storeOf(config: RuntimeConfig): Promise<string> {
+  const { describeStore } = await import("./store/describe.ts");
+  return describeStore(config.store, config.dir, config.raw.store !== undefined);
+}
+
 /** What `start` prints once it listens (the README's sandbox key only when this config still accepts it). */
-function banner(url: string, metricsUrl: string | undefined, file: string, quickstart: boolean, workers?: string): string {
+function banner(url: string, metricsUrl: string | undefined, file: string, quickstart: boolean, store: string, workers?: string): string {
   return `model-gateway listening on ${url} (config ${file}; ${workers ?? `pid ${process.pid}`})\n` +
     `  base_url: ${url}/api/v1   metrics: ${metricsUrl ?? "not served (see metrics: in the config)"}   openapi: ${url}/api/openapi.json\n` +
+    `  store: ${store}\n` +
     (quickstart ? `  sandbox key (simulator only, never billed): export MG_KEY=${QUICKSTART_KEY}\n` : "") +
     `  try: curl ${url}/api/v1/chat/completions -H "Authorization: Bearer $MG_KEY" -H "Content-Type: application/json" \\\n` +
     `         -d '{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'\n`;
@@ -319,7 +327,7 @@ async function startPrimary(file: string, workers: number): Promise<number> {
   const running = runPrimary({
     workers,
     log,
-    onReady: ({ url, metricsUrl, pids }) => process.stdout.write(banner(url, metricsUrl, file, facts.quickstart, `primary pid ${process.pid}, ${workers} workers, pids ${pids.join(" ")}`)),
+    onReady: ({ url, metricsUrl, pids }) => process.stdout.write(banner(url, metricsUrl, file, facts.quickstart, facts.store ?? "", `primary pid ${process.pid}, ${workers} workers, pids ${pids.join(" ")}`)),
   });
   if (releaseSighup()) log.info("SIGHUP before the gateway listened: the workers read the config as they start");
   const code = await running;
@@ -336,6 +344,8 @@ interface PrimaryFacts {
   secretWarning?: string;
   log?: RuntimeConfig["raw"]["log"];
   dir: string;
+  /** Which store the workers use and where (the banner's store: line). */
+  store?: string;
 }
 
 /** main()'s argv[0] in the process primaryFacts starts. */
@@ -346,7 +356,7 @@ async function configFacts(file: string, workers: number): Promise<PrimaryFacts>
   try {
     const config = await loadConfig(file);
     const quickstart = config.keys.has(sha256Hex(QUICKSTART_KEY));
-    return { refusal: storeRefusal(config.store.kind, workers), quickstart, secretWarning: sharedSecretWarning(config), log: config.raw.log, dir: config.dir };
+    return { refusal: storeRefusal(config.store.kind, workers, config.raw.store === undefined), quickstart, secretWarning: sharedSecretWarning(config), log: config.raw.log, dir: config.dir, store: await storeOf(config) };
   } catch (err) {
     if (err instanceof ConfigError) return { problems: err.problems.map(formatProblem).join("\n"), quickstart: false, dir: "" };
     throw err;

@@ -20,6 +20,8 @@ describe("--workers", () => {
     expect(storeRefusal("redis", 4)).toBeUndefined();
     expect(storeRefusal("sqlite", 2)).toMatch(/--workers 2 needs store: \{ kind: redis \}/);
     expect(storeRefusal("memory", 2)).toMatch(/the memory store keeps/);
+    // No store: section: the operator is told the default they are on, not just a kind they never wrote.
+    expect(storeRefusal("sqlite", 2, true)).toMatch(/with no store: section the config runs on the sqlite store, which keeps rate-limit windows/);
   });
 
   it("workers get two malloc arenas unless the operator set MALLOC_ARENA_MAX, and the primary's signing secret", () => {

@@ -38,10 +38,14 @@ export function workerEnv(signingSecret: string, env: NodeJS.ProcessEnv = proces
   return { MG_WORKER: "1", MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX || "2", [WORKER_SECRET_ENV]: signingSecret };
 }
 
-/** Why this store cannot serve `workers` processes, or undefined when it can. */
-export function storeRefusal(storeKind: string, workers: number): string | undefined {
+/**
+ * Why this store cannot serve `workers` processes, or undefined when it can. `defaulted`: the config has no store:
+ * section (the SQLite file is the default), which the operator may not know they chose.
+ */
+export function storeRefusal(storeKind: string, workers: number, defaulted = false): string | undefined {
   if (workers <= 1 || storeKind === "redis") return undefined;
-  return `--workers ${workers} needs store: { kind: redis } — the ${storeKind} store keeps rate-limit windows, budget ` +
+  const which = defaulted ? `with no store: section the config runs on the ${storeKind} store, which keeps` : `the ${storeKind} store keeps`;
+  return `--workers ${workers} needs store: { kind: redis } — ${which} rate-limit windows, budget ` +
     `reservations and idempotency claims in one process's memory, so ${workers} processes would each enforce their own ` +
     `limits. Use --workers 1, or point the store at a Redis server (see "Several cores" in the README).`;
 }

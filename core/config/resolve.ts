@@ -619,7 +619,10 @@ function freeze(file: string, config: GatewayConfig, disabled: Map<string, strin
       apiPort: m.api_port ?? false,
       projectLabels: m.project_labels ?? false,
     },
-    store: config.store ?? { kind: "memory" },
+    // No store: section: the SQLite file ./data/gateway.db beside this config (docs/policies.md), so spend, the ledger
+    // and API-created keys survive a restart. Every config is loaded from a file; a gateway built in code with no
+    // file (core/public/testing.ts, the tests' runtime configs) names the memory store itself.
+    store: config.store ?? { kind: "sqlite" },
     providers,
     disabledProviders: disabled,
     models,

@@ -82,13 +82,13 @@ describe("loading a running gateway's config for a worker that joins it", () => 
     expect(readFileSync(file, "utf8")).toContain("budjet"); // nothing written
   });
 
-  it("a setting the start left out is left out (its default), and a store the start had none of is the memory store", async () => {
+  it("a setting the start left out is left out (its default), and a store the start had none of is the default SQLite file", async () => {
     const file = write("projects:\n  demo: { keys: [] }\n");
     const start = await loadConfig(file);
     writeFileSync(file, `server: { port: 18003 }\nstore: { kind: redis, url: "redis://127.0.0.1:6379", timeout_ms: 400 }\nprojects:\n  demo: { keys: [] }\n`);
     const accepted = await loadConfig(file);
     const joined = await loadConfig(file, { texts: accepted.texts, startedWith: start.texts });
     expect(joined.server.port).toBe(8787);
-    expect(joined.store).toEqual({ kind: "memory" });
+    expect(joined.store).toEqual({ kind: "sqlite" });
   });
 });

@@ -47,7 +47,7 @@ export function withStartedSettings(raw: Record<string, unknown>, started: Recor
     if (value === undefined) delete parent[path.at(-1)!];
     else parent[path.at(-1)!] = structuredClone(value);
   }
-  // No store at the start (the memory store): the file's later store section, its kind gone, is dropped whole.
+  // No store at the start (the default SQLite file): the file's later store section, its kind gone, is dropped whole.
   const store = raw.store as Record<string, unknown> | undefined;
   if (store && typeof store === "object" && store.kind === undefined) delete raw.store;
 }

@@ -33,7 +33,10 @@ export async function startTestGateway(config: Record<string, unknown> | string,
   const dir = mkdtempSync(join(tmpdir(), "mg-test-"));
   const configFile = join(dir, "gateway.yaml");
   for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
-  writeFileSync(configFile, typeof config === "string" ? config : YAML.stringify(config));
+  // A config given as an object without store: runs on the memory store, as these tests always have (each its own,
+  // nothing on disk); a gateway.yaml without store: is on the SQLite file beside it. YAML text is written as given.
+  const withStore = typeof config === "string" || "store" in config ? config : { store: { kind: "memory" }, ...config };
+  writeFileSync(configFile, typeof withStore === "string" ? withStore : YAML.stringify(withStore));
   const gw = await startGateway({
     configFile,
     port: 0,
