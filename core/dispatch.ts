@@ -22,6 +22,7 @@ import { ANSWER_TOO_LARGE, EVENT_TOO_LARGE, isRetryableStatus, OUT_OF_CREDIT, UP
 import { isErrorEvent, redactErrorEvent } from "./secrets/error-events.ts";
 import { inputEstimate } from "./metering/request-size.ts";
 import { markFinalUsage } from "./metering/final-usage.ts";
+import type {} from "./metering/meter.ts"; // ctx.streamLeftInHold
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
 import { failedAttemptOutcome } from "./attempt-outcome.ts";
 import { timeLimitCut } from "./time-limit-cut.ts";
@@ -380,7 +381,10 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
       // The client left while the stream's opening events were held: the upstream had begun answering, so its input
       // is spent. Its record (aborted) bills what it reported (message_start's usage), else the meter's estimate of
       // the input (for reported zeros), as it did when the opening events were the committed first event.
-      if (ctx.signal.aborted && call.firstEventAt !== undefined) ctx.usage = call.usage ?? { inputTokens: 0, outputTokens: 0 };
+      if (ctx.signal.aborted && call.firstEventAt !== undefined) {
+        ctx.usage = call.usage ?? { inputTokens: 0, outputTokens: 0 };
+        ctx.streamLeftInHold = true;
+      }
       // The upstream had begun answering (a token, a tool call) and a translator held it all (a Gemini function call
       // goes out whole): the stream failed after its first event though the client has no byte yet. Not asked again
       // (the upstream read the prompt); billed as a stream cut then is: what it reported, else the input's estimate.

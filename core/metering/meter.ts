@@ -56,6 +56,11 @@ declare module "../pipeline/context.ts" {
     budget?: BudgetHold;
     meter?: Meter;
     cacheHit?: CacheHit;
+    /**
+     * The client left while the opening events of the stream answering it were held (core/sse/opening-hold.ts): set by
+     * dispatch, which then never adopts the stream as the answer. It is billed as a stream the client left mid-stream.
+     */
+    streamLeftInHold?: boolean;
   }
 }
 
@@ -156,7 +161,9 @@ export class Meter {
     if (ctx.cacheHit || ctx.replayed) return (this.usage = { usage: { inputTokens: 0, outputTokens: 0 }, estimated: false });
     const reported = billableUsage(ctx);
     const response = ctx.response;
-    const stream = response?.kind === "stream";
+    // A stream left during the hold was never the answer (no ctx.response) but is billed as one cut mid-stream: its
+    // usage is the upstream's running count (message_start's), not its final one.
+    const stream = response?.kind === "stream" || ctx.streamLeftInHold === true;
     // A stream that failed after its upstream's terminal event reported the usage is billed that, as an ok one is; so
     // is one the gateway's own guardrail ended after the upstream's final usage arrived (an answer written at once, a
     // complete one moderation blocked at its end): the upstream counted the whole answer, held text included.

@@ -7,6 +7,7 @@ import { servedBy } from "./served-by.ts";
 import { shownGenerationId } from "./headers.ts";
 import { outcomeOf } from "../metering/meter.ts";
 import { billableUsage } from "../metering/sane-usage.ts";
+import { servedTarget } from "../metering/usage-ceiling.ts";
 import { hiddenDownloadCause } from "../net/download-cause.ts";
 
 export interface AccessTiming {
@@ -50,7 +51,9 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     endpoint: ctx.endpoint,
     // An unknown model is logged as asked, cut short: the client chose that string.
     model: ctx.model?.id ?? (typeof ctx.body?.model === "string" ? ctx.body.model.slice(0, 200) : undefined),
-    provider: servedBy(ctx),
+    // Who served it, or whose work is billed: a stream the client left while its opening events were held was never
+    // adopted as the answer, yet the ledger bills its attempt, and names that attempt's provider.
+    provider: servedBy(ctx) ?? (usage ? ctx.attempts[ctx.attempts.length - 1]!.provider : undefined),
     attempts: ctx.attempts.map((a) => ({ provider: a.provider, model: a.model, status: a.status, ...(a.errorCode ? { errorCode: a.errorCode } : {}), ms: a.latencyMs })),
     status: outcome.status,
     errorCode: err?.code,
@@ -58,7 +61,8 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     errorCause: hiddenDownloadCause(err),
     // The ledger's verdict: a stream that failed after its 200 went out is "stream_error" (status stays what was sent).
     outcome: outcomeOf(outcome, ctx),
-    stream: ctx.response?.kind === "stream",
+    // As the client asked: one that left before its stream was adopted as the answer asked for a stream all the same.
+    stream: ctx.response?.kind === "stream" || ctx.body?.stream === true,
     aborted: outcome.aborted,
     ttfbMs: round(t.ttfbMs),
     durationMs: round(t.durationMs),
@@ -70,7 +74,8 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     r.outputTokens = usage.outputTokens || 0;
     if (usage.cacheReadTokens) r.cacheReadTokens = usage.cacheReadTokens;
     if (usage.cacheWriteTokens) r.cacheWriteTokens = usage.cacheWriteTokens;
-    r.costUsd = costUsd(ctx, usage);
+    // At the prices the ledger bills: the serving endpoint's, else the billed attempt's (servedTarget, as the meter).
+    r.costUsd = costUsd(ctx, usage, ctx.resolvedTarget ?? servedTarget(ctx));
   }
   // What guardrails did (action:rule), never what they matched.
   if (ctx.guardrail) r.guardrails = ctx.guardrail.actions;

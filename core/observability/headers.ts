@@ -4,7 +4,7 @@
 import { performance } from "node:perf_hooks";
 import type { GatewayContext } from "../pipeline/context.ts";
 import { requestCost } from "../metering/turn-cost.ts";
-import type { Usage } from "../contracts/provider.ts";
+import type { Target, Usage } from "../contracts/provider.ts";
 import { billableUsage } from "../metering/sane-usage.ts";
 import type {} from "../metering/meter.ts"; // ctx.meter
 
@@ -16,11 +16,13 @@ function ledgerUsage(ctx: GatewayContext): Usage | undefined {
   return ctx.meter?.finalUsage()?.usage ?? billableUsage(ctx);
 }
 
-/** The request's cost in USD (decimal string) for this usage at the serving endpoint's prices; sandbox costs 0. */
-export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ledgerUsage(ctx)): string | undefined {
+/**
+ * The request's cost in USD (decimal string) for this usage at the prices of `target` (by default the serving
+ * endpoint); sandbox costs 0.
+ */
+export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ledgerUsage(ctx), target: Target | undefined = ctx.resolvedTarget): string | undefined {
   if (!usage) return undefined;
-  if (ctx.auth?.sandbox || ctx.resolvedTarget?.sandbox) return "0";
-  const target = ctx.resolvedTarget;
+  if (ctx.auth?.sandbox || target?.sandbox) return "0";
   return target ? requestCost(ctx, usage, target).usd : undefined;
 }
 
