@@ -12,6 +12,7 @@ import { startFakeAnthropic, type FakeAnthropic } from "./upstreams/anthropic.ts
 import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
 import { GEMINI_KEY as MEDIA_KEY, startFakeGeminiMedia, type FakeGeminiMedia } from "./upstreams/gemini-media.ts";
 import { validateGeminiGenerateContentResponse } from "../core/generated/validators.js";
+import { SseParser } from "../core/sse/parse.ts";
 
 const BROKE = testKey("gem-broke");
 const LIMITED = testKey("gem-limited");
@@ -116,7 +117,8 @@ describe("policies and the ledger, as on chat", () => {
     expect(s.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const text = await s.text();
     expect(text).not.toContain("[DONE]");
-    const last = JSON.parse(text.trim().split("\n\n").at(-1)!.replace(/^data: /, ""));
+    // Read as an SSE client does (events end with CRLF CRLF on Gemini, as the real API frames them).
+    const last = JSON.parse(new SseParser().push(text).at(-1)!.data);
     const [srec] = await ledgerOf(s.headers.get("x-request-id")!);
     expect(srec).toMatchObject({ endpoint: "gemini", outcome: "ok", outputTokens: last.usageMetadata.candidatesTokenCount });
   });

@@ -4,7 +4,7 @@ import type { GatewayContext, GatewayResponse, Outcome } from "../pipeline/conte
 import { streamAbandonment } from "../pipeline/compose.ts";
 import { untilAbandoned } from "../pipeline/abandon.ts";
 import { GatewayError, sentStatus, retryAfterHeader, retryAfterMsHeader, toGatewayError, toGeminiJSON } from "../errors.ts";
-import { encodeSse, SSE_HEADERS } from "../sse/encode.ts";
+import { encodeSse, encodeSseCrlf, SSE_HEADERS } from "../sse/encode.ts";
 import type { SseEvent } from "../sse/parse.ts";
 import type { Usage } from "../contracts/provider.ts";
 import { clientWasTold } from "../sse/told-error.ts";
@@ -185,7 +185,7 @@ export async function writeResponse(ctx: GatewayContext, res: ServerResponse, ho
     res.end(r.body);
     return { status: res.statusCode, aborted: false };
   }
-  const out = new PendingWrite(res);
+  const out = new PendingWrite(res, ctx.protocol === "gemini" ? encodeSseCrlf : encodeSse);
   if (ctx.protocol === "responses") out.responses = new ResponsesStreamEnd();
   if (ctx.protocol === "anthropic") out.messages = new MessagesStreamEnd();
   // A third-party plugin's wrapper may never hand over the next event: once the request is aborted (the client left,
@@ -244,7 +244,7 @@ async function writeStream(ctx: GatewayContext, res: ServerResponse, r: Extract<
         writeHeadSafely(res, r.status, baseHeaders(ctx, SSE_HEADERS), ctx);
         started = true;
       }
-      out.pending += encodeSse(step.value);
+      out.pending += out.encode(step.value);
       out.responses?.note(step.value);
       out.messages?.note(step.value);
       // Once the headers are out, a chain that can push does (core/sse/push.ts): nothing waits between frames.
@@ -305,7 +305,8 @@ class PendingWrite implements WriteHold {
   responses: ResponsesStreamEnd | undefined;
   /** A Messages client's stream: its blocks still open, for the refusal a guardrail's block ends it with. */
   messages: MessagesStreamEnd | undefined;
-  constructor(readonly res: ServerResponse) {}
+  /** `encode` writes the client protocol's events (encode.ts): CRLF-framed on a Gemini stream, as its error frames here end. */
+  constructor(readonly res: ServerResponse, readonly encode: (ev: SseEvent) => string) {}
 
   queueFlush(): void {
     if (this.queued) return;
@@ -370,7 +371,7 @@ class PushWriter implements EventSink {
 
   onEvent(ev: SseEvent): void {
     if (this.settled) return;
-    this.out.pending += encodeSse(ev);
+    this.out.pending += this.out.encode(ev);
     this.out.responses?.note(ev);
     this.out.messages?.note(ev);
     this.out.queueFlush();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeSse } from "./encode.ts";
+import { encodeSse, encodeSseCrlf } from "./encode.ts";
 import { SseParser } from "./parse.ts";
 
 /** What a client's SSE parser reads back from the encoded events. */
@@ -31,5 +31,15 @@ describe("encodeSse", () => {
     const wire = encodeSse({ event: "note", data });
     expect(wire).toBe("event: note\ndata: line one\ndata: \ndata: line three\ndata: \n\n");
     expect(reread(wire)).toEqual([{ event: "note", data }]);
+  });
+
+  it("encodeSseCrlf ends a Gemini stream's events with CRLF CRLF, as the real API frames them; encodeSse keeps LF LF", () => {
+    // A client that splits on "\r\n\r\n", as the API frames, read LF-framed events as one unparseable event.
+    expect(encodeSseCrlf({ data: '{"candidates":[]}' })).toBe('data: {"candidates":[]}\r\n\r\n');
+    const wire = encodeSseCrlf({ data: "line one\nline two" });
+    expect(wire).toBe("data: line one\r\ndata: line two\r\n\r\n");
+    expect(wire.replaceAll("\r\n", "")).not.toContain("\n");
+    expect(reread(wire)).toEqual([{ data: "line one\nline two" }]);
+    expect(encodeSse({ data: "{}" })).toBe("data: {}\n\n");
   });
 });
