@@ -1,7 +1,7 @@
 // Requests: the ledger's newest requests, live (/requests every 5 s while the tab is visible, unless paused), with
 // filters; one opens to its record (/requests/{generation_id}): the attempts of its fallback chain with each
 // provider's status and latency, tokens, cost, timing, and the ids to grep the logs with.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, qs } from "../api.ts";
 import { usePoll } from "../poll.ts";
 import { Table, type Column } from "../table.tsx";
@@ -9,6 +9,7 @@ import { int, ms, usd, when } from "../format.ts";
 import type { ConfigLoaded, RequestPage, RequestRecord } from "../types.ts";
 import { Copy } from "../copy.tsx";
 import { zoneOffset } from "../dates.ts";
+import { showInOneColumn } from "../narrow.ts";
 
 const ENDPOINTS = ["chat", "messages", "responses", "embeddings", "rerank", "images", "videos", "count_tokens", "mcp_tool", "responses_mcp_tool"];
 
@@ -48,8 +49,11 @@ function statusClass(s: number): string {
 
 function Detail({ id, onClose }: { id: string; onClose: () => void }) {
   const { data: r, error } = usePoll((signal) => api<RequestRecord>(`/requests/${encodeURIComponent(id)}`, { signal }), 60_000, [id]);
+  // One column: the record is under the whole list, so the page goes to it (else a tap on a row changes nothing in sight).
+  const box = useRef<HTMLElement>(null);
+  useEffect(() => showInOneColumn(box.current), [id]);
   return (
-    <aside class="detail" data-testid="request-detail">
+    <aside class="detail" data-testid="request-detail" ref={box}>
       <header>
         <h3>Request</h3>
         <button type="button" class="small" onClick={onClose}>Close</button>
@@ -168,7 +172,7 @@ export function Requests() {
   const setFilters = (n: Filters) => {
     setF(n);
     if (!n.id && linkedId()) history.replaceState(null, "", "#/requests");
-    setOlder(null);
+    forgetOlder();
     setLive(true);
   };
   /**
@@ -176,15 +180,48 @@ export function Requests() {
    * and appended to a fresh one they would skip whatever arrived between the two.
    */
   const goLive = (on: boolean) => {
-    if (on) setOlder(null);
+    if (on) forgetOlder();
     setLive(on);
   };
+  /**
+   * One older page at a time: a second click (a double-click, or a slow store) would read the same cursor and append
+   * the same page twice. A page asked for before the list started over (live again, new filters) is dropped.
+   */
+  const olderAsked = useRef<string | null>(null);
+  const [olderLoading, setOlderLoading] = useState(false);
+  const [olderError, setOlderError] = useState<string | null>(null);
   const loadOlder = async () => {
     const cursor = older ? older.next : data?.next;
-    if (!cursor) return;
+    if (!cursor || olderAsked.current) return;
+    olderAsked.current = cursor;
+    setOlderLoading(true);
+    setOlderError(null);
     setLive(false);
-    const page = await api<RequestPage>(`/requests${qs({ ...query, cursor })}`);
-    setOlder((o) => ({ rows: [...(o?.rows ?? []), ...page.requests], next: page.next }));
+    try {
+      const page = await api<RequestPage>(`/requests${qs({ ...query, cursor })}`);
+      if (olderAsked.current === cursor) setOlder((o) => ({ rows: [...(o?.rows ?? []), ...page.requests], next: page.next }));
+    } catch (err) {
+      // "live" is off now, so no poll would show it: the error goes beside the button.
+      if (olderAsked.current === cursor) setOlderError((err as Error).message);
+    } finally {
+      if (olderAsked.current === cursor) {
+        olderAsked.current = null;
+        setOlderLoading(false);
+      }
+    }
+  };
+  /** Back to the newest page alone: older pages, one on its way and its error are forgotten. */
+  const forgetOlder = () => {
+    setOlder(null);
+    olderAsked.current = null;
+    setOlderLoading(false);
+    setOlderError(null);
+  };
+  /** Closed, the record leaves the page; in one column the page goes back to its row, where the operator was. */
+  const closeDetail = () => {
+    const id = open;
+    setOpen(null);
+    if (id) showInOneColumn(document.querySelector(`[data-testid="requests-table"] tr[data-row="${CSS.escape(id)}"]`), "center");
   };
   const all = [...(data?.requests ?? []), ...(older?.rows ?? [])];
   const rows = all.filter((r) => (f.streamed === "" ? true : isStreamed(r) === (f.streamed === "yes")));
@@ -218,9 +255,10 @@ export function Requests() {
         <p class="muted small" data-testid="refusals-note">Requests refused by a budget (402), the model allowlist (403) or a rate limit (429) never reached a provider and are not in this log: the overview's live traffic counts them among the 4xx, and <code>/metrics</code> by code (<code>gateway_requests_total{"{"}code="402"{"}"}</code>).</p>
         {f.streamed ? <p class="muted small">Streamed or not is told by the first token's time, within the pages loaded.</p> : null}
         <Table testId="requests-table" columns={columns} rows={rows} rowKey={(r) => r.generation_id} onRowClick={(r) => setOpen(r.generation_id)} selected={open ?? undefined} initialSort={{ key: "at", desc: true }} empty={data ? "No request matches" : "Loading…"} />
-        {next ? <button type="button" class="small" onClick={() => void loadOlder()} data-testid="older">Older requests</button> : null}
+        {next ? <button type="button" class="small" onClick={() => void loadOlder()} disabled={olderLoading} data-testid="older">{olderLoading ? "Loading older requests…" : "Older requests"}</button> : null}
+        {olderError ? <p class="error" data-testid="older-error">Older requests: {olderError}</p> : null}
       </section>
-      {open ? <Detail id={open} onClose={() => setOpen(null)} /> : null}
+      {open ? <Detail id={open} onClose={closeDetail} /> : null}
     </div>
   );
 }
