@@ -10,6 +10,9 @@ export function Config() {
   const { data: state, error: e1 } = usePoll((signal) => api<ConfigState>("/config", { signal }), 10_000, []);
   const { data: c, error: e2 } = usePoll((signal) => api<ConfigLoaded>("/config/loaded", { signal }), 10_000, []);
   const last = c?.last_reload;
+  // Settings the file in force changes that the running process reads only at start (the port, the store, the log…):
+  // "in force" alone would tell the operator a new port is listening when the old one still is.
+  const pending = state?.config.restart_pending ?? [];
   return (
     <div>
       <section>
@@ -20,8 +23,19 @@ export function Config() {
             <dt>File</dt><dd><code>{state.config.file}</code></dd>
             <dt>Status</dt>
             <dd data-field="status">
-              {state.config.status === "ok" ? <span class="good">in force</span> : <span class="bad">the last reload was refused: the previous config still serves</span>}
+              {state.config.status !== "ok" ? <span class="bad">the last reload was refused: the previous config still serves</span>
+                : pending.length ? <span class="warn">in force, but for the settings below that wait for a restart</span>
+                : <span class="good">in force</span>}
             </dd>
+            {pending.length ? (
+              <>
+                <dt>Waits for a restart</dt>
+                <dd data-field="restart-pending">
+                  <span class="warn">{pending.map((name, i) => <span key={name}>{i ? ", " : ""}<code>{name}</code></span>)}</span>{" "}
+                  <span class="muted small">read only when the gateway starts: it still runs with the value it started with</span>
+                </dd>
+              </>
+            ) : null}
             <dt>Loaded</dt><dd>{`at start, ${when(c.started_at)}`}</dd>
             <dt>Last reload</dt>
             <dd data-field="last-reload">
