@@ -432,6 +432,13 @@ describe("operator console", () => {
     await page.click('[data-testid="new-key-done"]');
     expect(await curlChat(rotated)).toBe("200");
     expect(await curlChat(key)).toBe("200");
+    // The old key, active for the overlap, says what replaced it, and its Rotate (the API's 409) is off and says why.
+    await page.waitForSelector(row("console-made-r2"));
+    expect(await textOf(`${row("console-made")} [data-field="lineage"]`)).toBe("rotated to console-made-r2");
+    expect(await textOf(`${row("console-made-r2")} [data-field="lineage"]`)).toBe("rotated from console-made");
+    expect(await page.locator(`${row("console-made")} [data-action="rotate"]`).isDisabled()).toBe(true);
+    expect(await page.locator(`${row("console-made")} [data-action="rotate"]`).getAttribute("title")).toBe("Already rotated to console-made-r2: rotate console-made-r2 instead");
+    expect(await page.locator(`${row("console-made")} [data-action="revoke"]`).isDisabled()).toBe(false);
 
     // Revoke the new one: refused at once.
     await page.waitForSelector(row("console-made-r2"));

@@ -9,6 +9,7 @@ import { Table, type Column } from "../table.tsx";
 import { ago, usd, when } from "../format.ts";
 import { Copy } from "../copy.tsx";
 import { expiryMeaning, expiryOf } from "../dates.ts";
+import { lineageOf, rotatedAlready } from "../key-lineage.ts";
 import type { ConfigLoaded, KeyView } from "../types.ts";
 
 interface Created {
@@ -94,6 +95,8 @@ function Actions({ k, canWrite, onChanged, onCreated }: { k: KeyView; canWrite: 
   if (k.status !== "active") return <span class="muted">—</span>;
   const yaml = k.source === "yaml";
   const why = yaml ? "Declared in gateway.yaml: change it there (model-gateway keys revoke|rotate --config gateway.yaml)" : !canWrite ? "Needs a write-scope admin key" : undefined;
+  // Revoking a rotated key early is fine; rotating it again is the API's 409, so the button says why before.
+  const rotateWhy = why ?? rotatedAlready(k);
   const path = `/keys/${encodeURIComponent(k.project)}/${encodeURIComponent(k.id)}`;
   const run = async (what: "revoke" | "rotate") => {
     setConfirm(null);
@@ -118,7 +121,7 @@ function Actions({ k, canWrite, onChanged, onCreated }: { k: KeyView; canWrite: 
         </>
       ) : (
         <>
-          <button type="button" class="small" disabled={!!why} onClick={() => setConfirm("rotate")} data-action="rotate">Rotate</button>
+          <button type="button" class="small" disabled={!!rotateWhy} title={rotateWhy} onClick={() => setConfirm("rotate")} data-action="rotate">Rotate</button>
           <button type="button" class="small danger" disabled={!!why} onClick={() => setConfirm("revoke")} data-action="revoke">Revoke</button>
         </>
       )}
@@ -139,7 +142,7 @@ export function Keys() {
     { key: "id", label: "Id" },
     { key: "name", label: "Name", render: (k) => k.name ?? "—" },
     { key: "source", label: "Source", render: (k) => (k.source === "yaml" ? "gateway.yaml" : "API") },
-    { key: "status", label: "Status", render: (k) => <span class={`key-status ${k.status}`}>{k.status}</span> },
+    { key: "status", label: "Status", render: (k) => <><span class={`key-status ${k.status}`}>{k.status}</span>{lineageOf(k) ? <span class="muted small" data-field="lineage"> {lineageOf(k)}</span> : null}</> },
     { key: "hint", label: "Ends with", render: (k) => (k.hint ? `…${k.hint}` : "—") },
     { key: "created_at", label: "Created", render: (k) => (k.created_at ? <span title={k.created_at}>{when(k.created_at)}{k.created_by ? ` by ${k.created_by}` : ""}</span> : "—") },
     { key: "expires_at", label: "Expires", render: (k) => (k.expires_at ? <span title={k.expires_at}>{ago(k.expires_at)}</span> : "never") },
