@@ -5,6 +5,7 @@ import { api } from "../api.ts";
 import { usePoll } from "../poll.ts";
 import { usd, when } from "../format.ts";
 import type { ConfigLoaded, ConfigState } from "../types.ts";
+import { adminKeyNote, yamlKeys } from "../config-facts.ts";
 
 export function Config() {
   const { data: state, error: e1 } = usePoll((signal) => api<ConfigState>("/config", { signal }), 10_000, []);
@@ -73,14 +74,14 @@ export function Config() {
             <ul data-testid="config-projects">
               {c.projects.map((p) => (
                 <li key={p.id}>
-                  {p.id} <span class="muted">{p.keys} keys{p.budget ? `, budget ${usd(p.budget.usd)} / ${p.budget.period ?? "month"}` : ""}{p.rate_limits?.rpm ? `, ${p.rate_limits.rpm} rpm` : ""}{p.allow_models ? `, models ${p.allow_models.join(" ")}` : ""}</span>
+                  {p.id} <span class="muted">{yamlKeys(p.keys)}{p.budget ? `, budget ${usd(p.budget.usd)} / ${p.budget.period ?? "month"}` : ""}{p.rate_limits?.rpm ? `, ${p.rate_limits.rpm} rpm` : ""}{p.allow_models ? `, models ${p.allow_models.join(" ")}` : ""}</span>
                 </li>
               ))}
             </ul>
           </section>
           <section>
             <h3>Admin keys ({c.admin_keys.length})</h3>
-            <ul>{c.admin_keys.map((k) => <li key={k.id}>{k.id} <span class="muted">{k.scope}{k.revoked ? ", revoked" : ""}{k.expires_at ? `, expires ${when(k.expires_at)}` : ""}</span></li>)}</ul>
+            <ul data-testid="config-admin-keys">{c.admin_keys.map((k) => <li key={k.id} data-row={k.id}>{k.id} <span class="muted">{adminKeyNote(k)}</span></li>)}</ul>
             {c.mcp_servers.length ? <><h3>MCP servers</h3><ul>{c.mcp_servers.map((m) => <li key={m}>{m}</li>)}</ul></> : null}
           </section>
           <section class="wide">

@@ -1,6 +1,7 @@
-// The Config view in a real browser (headless Chromium, test/helpers/browser.ts) after a reload that changed a
-// setting the running gateway reads only at start: the admin API lists it in restart_pending, and the page must say
-// it waits for a restart instead of "in force" alone (the old value is what still runs).
+// The Config view in a real browser (headless Chromium, test/helpers/browser.ts): after a reload that changed a
+// setting the running gateway reads only at start, the admin API lists it in restart_pending, and the page must say
+// it waits for a restart instead of "in force" alone (the old value is what still runs); gateway.yaml's admin keys
+// past their expiry are marked expired, and a project's key count says it is gateway.yaml's.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
 import YAML from "yaml";
@@ -11,7 +12,7 @@ import { sha256Hex } from "../core/keys/keys.ts";
 
 const ADMIN = "mg_admin_console_config_key_0001";
 
-describe("console: the Config view names the settings that wait for a restart", () => {
+describe("console: the Config view", () => {
   let gw: TestGateway;
   let browser: TestBrowser;
   let page: Page;
@@ -35,7 +36,10 @@ describe("console: the Config view names the settings that wait for a restart", 
       providers: {},
       models: {},
       projects: { acme: { keys: [keyEntry("acme-live", testKey("configacme"))] } },
-      admin_keys: [{ id: "viewer", sha256: sha256Hex(ADMIN), scope: "read" }],
+      admin_keys: [
+        { id: "viewer", sha256: sha256Hex(ADMIN), scope: "read" },
+        { id: "old", sha256: sha256Hex("mg_admin_console_config_old_0001"), scope: "write", expires_at: "2025-01-01T00:00:00Z" },
+      ],
     });
     browser = await launchBrowser();
     page = await browser.context.newPage();
@@ -44,6 +48,13 @@ describe("console: the Config view names the settings that wait for a restart", 
   afterAll(async () => {
     await browser?.close();
     await gw?.close();
+  });
+
+  it("an admin key past its expiry is marked expired; a project's count is of gateway.yaml's keys", async () => {
+    await openConfig();
+    expect(await textOf('[data-testid="config-admin-keys"] [data-row="old"]')).toMatch(/^old write, expired \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect(await textOf('[data-testid="config-admin-keys"] [data-row="viewer"]')).toBe("viewer read");
+    expect(await textOf('[data-testid="config-projects"]')).toBe("acme 1 key in gateway.yaml");
   });
 
   it("a reload that changes server.max_connections: applied, and the page says it waits for a restart", async () => {
