@@ -26,6 +26,7 @@ import type {} from "./metering/meter.ts"; // ctx.streamLeftInHold
 import { nameJsonModel, StreamModelNamer, type NamedProtocol } from "./served-model.ts";
 import { failedAttemptOutcome } from "./attempt-outcome.ts";
 import { timeLimitCut } from "./time-limit-cut.ts";
+import { noteAttemptTarget } from "./pipeline/attempt-target.ts";
 
 export type OperationName = "chat" | "messages" | "responses" | "gemini" | "countTokens" | "embeddings" | "rerank" | "images" | "videos";
 
@@ -323,6 +324,7 @@ async function attempt(ctx: GatewayContext, op: OperationName, target: Target, h
   const call = new AttemptCall(ctx);
   const t0 = performance.now();
   const record: ModelAttempt = { model: target.modelId, provider: target.provider, status: 0, latencyMs: 0 };
+  noteAttemptTarget(record, target); // what the meter prices by (servedTarget), of several endpoints on one provider
   const span = ctx.trace?.attempt(ctx, target, ctx.targets.indexOf(target)); // only when tracing is on
   /** `e` is the attempt's failure as recorded and judged; `thrown`, when given, the error the request goes on with. */
   const fail = (e: unknown, thrown?: GatewayError): never => {

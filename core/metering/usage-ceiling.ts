@@ -15,12 +15,17 @@ import { embeddingsInputBound, rerankInputBound } from "./batch-bounds.ts";
 import { loopsOverMcp, maxModelTurns } from "./model-turns.ts";
 import type { RuntimeConfig } from "../config/runtime.ts";
 import { contextWindowOn } from "./context-window.ts";
+import { attemptTarget } from "../pipeline/attempt-target.ts";
 
-/** The endpoint that served (or last tried) the request. */
+/**
+ * The endpoint that served (or last tried) the request: the one its last attempt called. What the ledger, the
+ * budget, /metrics, x-mg-cost-usd and the access line all price by, so they agree where a model has two endpoints
+ * on one provider. A record dispatch did not make (a hand-built context) is matched by provider and model.
+ */
 export function servedTarget(ctx: GatewayContext): Target | undefined {
   const last = ctx.attempts[ctx.attempts.length - 1];
   if (!last) return undefined;
-  return ctx.targets.find((t) => t.provider === last.provider && t.modelId === last.model) ?? ctx.targets[0];
+  return attemptTarget(last) ?? ctx.targets.find((t) => t.provider === last.provider && t.modelId === last.model) ?? ctx.targets[0];
 }
 
 export interface UsageCeiling {

@@ -74,8 +74,8 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     r.outputTokens = usage.outputTokens || 0;
     if (usage.cacheReadTokens) r.cacheReadTokens = usage.cacheReadTokens;
     if (usage.cacheWriteTokens) r.cacheWriteTokens = usage.cacheWriteTokens;
-    // At the prices the ledger bills: the serving endpoint's, else the billed attempt's (servedTarget, as the meter).
-    r.costUsd = costUsd(ctx, usage, ctx.resolvedTarget ?? servedTarget(ctx));
+    // At the prices the ledger bills: the endpoint the last attempt called (servedTarget, as the meter).
+    r.costUsd = costUsd(ctx, usage, servedTarget(ctx));
   }
   // What guardrails did (action:rule), never what they matched.
   if (ctx.guardrail) r.guardrails = ctx.guardrail.actions;

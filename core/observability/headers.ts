@@ -6,6 +6,7 @@ import type { GatewayContext } from "../pipeline/context.ts";
 import { requestCost } from "../metering/turn-cost.ts";
 import type { Target, Usage } from "../contracts/provider.ts";
 import { billableUsage } from "../metering/sane-usage.ts";
+import { servedTarget } from "../metering/usage-ceiling.ts";
 import type {} from "../metering/meter.ts"; // ctx.meter
 
 /**
@@ -17,10 +18,10 @@ function ledgerUsage(ctx: GatewayContext): Usage | undefined {
 }
 
 /**
- * The request's cost in USD (decimal string) for this usage at the prices of `target` (by default the serving
- * endpoint); sandbox costs 0.
+ * The request's cost in USD (decimal string) for this usage at the prices of `target` (by default the endpoint the
+ * ledger prices by, servedTarget); sandbox costs 0.
  */
-export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ledgerUsage(ctx), target: Target | undefined = ctx.resolvedTarget): string | undefined {
+export function costUsd(ctx: GatewayContext, usage: Usage | undefined = ledgerUsage(ctx), target: Target | undefined = servedTarget(ctx)): string | undefined {
   if (!usage) return undefined;
   if (ctx.auth?.sandbox || target?.sandbox) return "0";
   return target ? requestCost(ctx, usage, target).usd : undefined;
