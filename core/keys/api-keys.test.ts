@@ -147,11 +147,17 @@ describe("ApiKeys", () => {
   });
 });
 
-/** A Redis-like key store that can be cut off from this replica, lose its data, or be restored from a backup. */
+/**
+ * A Redis-like key store that can be cut off from this replica, lose its data (flushed, or in a restart), or be restored
+ * from a backup; it says how long its server has been up (INFO server), or refuses to.
+ */
 class LosableStore implements ApiKeyStore {
   mem = new MemoryApiKeyStore();
   epoch = 1;
   cut = false;
+  /** When its server started (ms): an hour before the test's clock began. */
+  startedAt = Date.now() - 3_600_000;
+  infoRefused = false;
   private gate<T>(f: () => Promise<T>): Promise<T> {
     return this.cut ? Promise.reject(new Error("connection reset")) : f();
   }
@@ -163,11 +169,17 @@ class LosableStore implements ApiKeyStore {
   version() { return this.gate(async () => `${await this.mem.version()} e${this.epoch}`); }
   touch(u: Map<string, number>) { return this.gate(() => this.mem.touch(u)); }
   lastUsed() { return this.gate(() => this.mem.lastUsed()); }
-  /** Redis restarted empty (or restored from `backup`): a new epoch. */
+  serverUptimeMs() { return this.gate(async () => { if (this.infoRefused) throw new Error("NOPERM this user has no permissions to run the 'info' command"); return Date.now() - this.startedAt; }); }
+  /** Redis emptied without a restart (FLUSHALL, or restored from `backup`): a new epoch. */
   async lose(backup: StoredKey[] = []): Promise<void> {
     this.mem = new MemoryApiKeyStore();
     for (const k of backup) await this.mem.create(k);
     this.epoch++;
+  }
+  /** Redis restarted now without its data. */
+  async restartEmpty(): Promise<void> {
+    await this.lose();
+    this.startedAt = Date.now();
   }
 }
 
@@ -221,9 +233,9 @@ describe("ApiKeys when the store loses keys", () => {
     expect(b.log.warn).toHaveBeenCalledWith(expect.stringMatching(/written back/), expect.objectContaining({ restored: 1, keys: ["acme/k3"] }));
   });
 
-  it("a store away for less than 2 x key_refresh_ms (its polls failing) that comes back empty gets the keys written back; away longer, not", async () => {
-    // Polls every 2 s: one fails while Redis restarts, so the read that sees the loss comes more than 2 x 2 s after
-    // the last confirmed one. The replica was in step until its first failed poll and out of reach only 3 s.
+  it("Redis restarted empty within 2 x key_refresh_ms of the last confirmed read gets the keys written back, however long the polls failed before the loss was seen", async () => {
+    // Polls every 2 s: they fail while Redis is away and while the replica reconnects, so the read that sees the loss
+    // comes more than 2 x 2 s after the last confirmed one. Redis restarted 3 s after it: the replica was in step.
     vi.useFakeTimers({ toFake: ["Date"] });
     at(0);
     const store = new LosableStore();
@@ -233,35 +245,107 @@ describe("ApiKeys when the store loses keys", () => {
     await a.keys.refresh(); // confirmed in step at 0
     store.cut = true; // Redis goes away
     at(REFRESH_MS);
-    await a.keys.refresh(); // fails: out of reach since 2 s
-    at(REFRESH_MS + 1_000);
-    await a.keys.refresh(); // fails again
-    await store.lose(); // comes back without its data
+    await a.keys.refresh(); // fails
+    at(3_000);
+    await store.restartEmpty(); // back without its data
+    at(2 * REFRESH_MS);
+    await a.keys.refresh(); // still fails (the client reconnecting)
     store.cut = false;
-    at(REFRESH_MS + 3_000);
+    at(7_000);
     await a.keys.refresh();
     await until("the write-back", async () => ((await store.list()).length ? true : undefined), 5_000);
+    await a.keys.close();
     expect((await store.list()).map((k) => k.id)).toEqual(["k1"]);
     expect(a.log.warn).toHaveBeenCalledWith(expect.stringMatching(/written back/), expect.objectContaining({ restored: 1, keys: ["acme/k1"] }));
     expect(a.log.error).not.toHaveBeenCalled();
+  });
 
-    // Out of reach for longer than 2 x key_refresh_ms (a partition as much as a store away): its copy may be stale.
-    const b = replica(store);
-    await b.keys.start();
-    await a.keys.close();
+  it("a replica cut off while a key was revoked elsewhere does not write it back when Redis restarted more than 2 x key_refresh_ms after its last confirmed read, however soon it sees the loss", async () => {
+    // The partition starts just after a poll. Its first failed poll is 2 s later; Redis restarts empty 4.5 s after the
+    // last confirmed read and the partition heals at once: the replica sees the loss 3 s after its first failed poll,
+    // but another replica revoked k1 (and went away) while it was cut off, before Redis lost it.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(0);
+    const store = new LosableStore();
+    const a = replica(store);
+    const c = replica(store);
+    await a.keys.start();
+    await a.keys.create(key(1));
+    await a.keys.create(key(2));
+    await c.keys.start(); // confirmed in step at 0
+    store.cut = true; // c is cut off
+    at(REFRESH_MS);
+    await c.keys.refresh(); // fails
+    store.cut = false;
+    at(2_500);
+    await a.keys.update(key(1).sha256, { revokedAt: Date.now() }); // k1 revoked on a
+    await a.keys.close(); // a goes away
+    at(4_500);
+    await store.restartEmpty();
+    at(5_000);
+    await c.keys.refresh(); // healed: sees the loss
+    expect(await c.keys.find(key(1).sha256)).toBeUndefined(); // refused on c too
+    await c.keys.close();
+    expect(await store.list()).toEqual([]); // neither k1 (revoked meanwhile) nor k2 (c cannot tell)
+    expect(c.log.warn).not.toHaveBeenCalledWith(expect.stringMatching(/written back/), expect.anything());
+    expect(c.log.error).toHaveBeenCalledWith(expect.stringMatching(/not in step with the store .* not written back/), expect.objectContaining({
+      keys: ["acme/k1", "acme/k2"], lastInStep: new Date(1_800_000_000_000).toISOString(), storeRestartedAt: new Date(1_800_000_000_000 + 4_500).toISOString(),
+    }));
+  });
+
+  it("a store emptied without a restart (FLUSHALL, a failover to an empty running server) is judged by the read that saw it: written back within 2 x key_refresh_ms of the last confirmed read, not after", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(0);
+    const store = new LosableStore();
+    const a = replica(store);
+    await a.keys.start();
+    await a.keys.create(key(1));
+    await a.keys.refresh(); // confirmed in step at 0
+    at(1_000);
+    await store.lose(); // FLUSHALL
+    at(REFRESH_MS);
+    await a.keys.refresh();
+    await until("the write-back", async () => ((await store.list()).length ? true : undefined), 5_000);
+    expect(a.log.error).not.toHaveBeenCalled();
+
+    // Cut off after a confirmed read at 10 s, its polls failing from 12 s; Redis flushed (it has been up an hour); the
+    // read that sees it comes 4.5 s after the last confirmed one: the replica may have missed a revocation.
     at(10_000);
-    await b.keys.refresh(); // confirmed in step
+    await a.keys.refresh();
     store.cut = true;
     at(10_000 + REFRESH_MS);
-    await b.keys.refresh(); // fails
+    await a.keys.refresh(); // fails
     await store.lose();
     store.cut = false;
-    at(10_000 + REFRESH_MS + 2 * REFRESH_MS + 1);
-    await b.keys.refresh();
-    await b.keys.close();
+    at(14_500);
+    await a.keys.refresh();
+    await a.keys.close();
     expect(await store.list()).toEqual([]);
-    expect(b.log.error).toHaveBeenCalledWith(expect.stringMatching(/not in step with the store .* not written back/),
-      expect.objectContaining({ keys: ["acme/k1"], unreachableSince: new Date(1_800_000_000_000 + 10_000 + REFRESH_MS).toISOString() }));
+    expect(a.log.error).toHaveBeenCalledWith(expect.stringMatching(/not in step with the store .* not written back/), expect.objectContaining({
+      keys: ["acme/k1"], lastInStep: new Date(1_800_000_000_000 + 10_000).toISOString(), storeRestartedAt: new Date(1_800_000_000_000 - 3_600_000).toISOString(),
+    }));
+  });
+
+  it("a store that refuses to say when it restarted (INFO refused) is judged by the read that saw the loss, and says so", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(0);
+    const store = new LosableStore();
+    store.infoRefused = true;
+    const a = replica(store);
+    await a.keys.start();
+    await a.keys.create(key(1));
+    await a.keys.refresh(); // confirmed in step at 0
+    store.cut = true;
+    at(REFRESH_MS);
+    await a.keys.refresh(); // fails
+    await store.restartEmpty(); // within the window, but the replica cannot learn it
+    store.cut = false;
+    at(4_500);
+    await a.keys.refresh();
+    await a.keys.close();
+    expect(await store.list()).toEqual([]);
+    expect(a.log.warn).toHaveBeenCalledWith(expect.stringMatching(/could not ask the store when it last restarted/), expect.objectContaining({ error: expect.stringMatching(/NOPERM/) }));
+    expect(a.log.error).toHaveBeenCalledWith(expect.stringMatching(/not written back/), expect.objectContaining({ keys: ["acme/k1"], storeRestartedAt: null }));
   });
 
   it("a replica that finds a key it writes back already put back revoked by another takes the revocation at once", async () => {

@@ -9,11 +9,14 @@
 // - a revocation or rotation made on another replica takes effect here within key_refresh_ms (one made here, at once);
 // - a store that lost keys this cache holds, or newer states of them (Redis restarted without its data, flushed, or
 //   an older backup restored), gets them written back (lost-keys.ts), but only by a replica in step: its cache was
-//   confirmed to match the store within 2 x key_refresh_ms before it lost reach of it (its first failed poll; the
-//   poll that saw the loss when none failed), and its polls failed for at most 2 x key_refresh_ms (retried every
-//   RETRY_MS meanwhile, so a store back is seen soon). One cut off for longer may hold a key as it was before a
-//   revocation made meanwhile, so it writes back only revocations and rotations, and says which keys it did not
-//   restore. Every replica holds the whole key set, so together the replicas in step hold every key. A state
+//   confirmed to match the store within 2 x key_refresh_ms before the store lost its data. When that was is bounded
+//   by the store, not by when this replica could reach it (a partition looks the same as a store away): a Redis that
+//   restarted since the last confirmed read lost it at the restart at the latest (INFO server's uptime); otherwise
+//   (FLUSHALL, a failover to an empty server that was running, no uptime to be had) by the read that saw the loss.
+//   So a key revoked elsewhere can only come back if revoked less than 2 x key_refresh_ms before the loss. One not in
+//   step may hold a key as it was before a revocation made meanwhile, so it writes back only revocations and
+//   rotations, and says which keys it did not restore. Every replica holds the whole key set, so together the replicas
+//   in step hold every key. A state
 //   is written back only when the store holds the key at a lower rev (its own change counter) than this cache saw,
 //   never because of a clock: a cache that missed another replica's later change just takes it; and then only what
 //   makes the store's key more restrictive (an earlier expiry, lower limits): revs go back with a restored backup.
@@ -32,8 +35,6 @@ const NEGATIVE_TTL_MS = 1_000;
 const NEGATIVE_MAX = 10_000;
 const MAX_LOOKUPS = 64;
 const LAST_USE_FLUSH_MS = 15_000;
-/** How soon a failed poll is tried again (key_refresh_ms when shorter): a store back is seen within the window. */
-const RETRY_MS = 250;
 
 export interface ApiKeyDirectory {
   /** The key with this sha256 (hex), from the cache, else (once) from the store; undefined when there is none. */
@@ -63,6 +64,9 @@ function runtimeOf(k: StoredKey): KeyRuntime {
 }
 
 interface Cached { stored: StoredKey; runtime: KeyRuntime }
+
+/** Whether a cache was in step with the store when it lost data, and when the store restarted if that was asked. */
+interface Step { inStep: boolean; restartedAt?: number }
 
 export class ApiKeys implements ApiKeyDirectory {
   private readonly byHash = new Map<string, Cached>();
@@ -96,11 +100,6 @@ export class ApiKeys implements ApiKeyDirectory {
   syncedAt = 0;
   /** When a read that found the cache matching the store began (ms), and the store's epoch then: see take(). */
   private inSync: { at: number; epoch: string } | undefined;
-  /**
-   * When the first poll since the last read that succeeded began, if it failed (undefined while polls succeed): how
-   * long this replica was out of the store's reach is measured from there, not from its last confirmed read.
-   */
-  private unreachableSince: number | undefined;
 
   /** This replica's wall clock (a test gives one replica a clock that runs ahead). */
   private readonly now: () => number;
@@ -119,10 +118,9 @@ export class ApiKeys implements ApiKeyDirectory {
 
   private schedule(): void {
     if (this.closed) return;
-    const refreshMs = this.o.refreshMs();
     this.timer = setTimeout(() => {
       void this.refresh(false).finally(() => this.schedule());
-    }, this.unreachableSince === undefined ? refreshMs : Math.min(refreshMs, RETRY_MS));
+    }, this.o.refreshMs());
     this.timer.unref();
   }
 
@@ -136,14 +134,12 @@ export class ApiKeys implements ApiKeyDirectory {
         if (!full && v === this.version && this.now() - this.lastFull < FULL_RELOAD_MS) {
           this.syncedAt = this.now();
           this.inSync = { at, epoch: epochOf(v) };
-          this.unreachableSince = undefined;
           return;
         }
-        this.take(v, await this.store.list(), at, changes);
+        await this.take(v, await this.store.list(), at, changes);
         this.lastFull = this.syncedAt = this.now();
       } catch (err) {
         // The store is down or slow: the cache keeps serving what it has.
-        this.unreachableSince ??= at;
         this.o.log.debug("api keys: refresh failed; serving the cached keys", { error: String((err as Error)?.message ?? err) });
       } finally {
         this.refreshing = undefined;
@@ -153,28 +149,45 @@ export class ApiKeys implements ApiKeyDirectory {
 
   /**
    * Take the store's keys (read at `at`, `version` read first); what it lost that this cache knows is kept here and
-   * written back. The cache is in step when a read that found it matching the store began within 2 x key_refresh_ms
-   * before the store went out of this replica's reach (its first failed poll, else this read: the polls in between
-   * could have missed nothing), and the store was out of reach (first failed poll to this read) for at most
-   * 2 x key_refresh_ms. Measured up to this read instead, any failed poll (a Redis restart of a second) pushed the
-   * next read past the window. A longer gap (a partition, a store away) leaves a cache that may be stale. Returns the
-   * merged set.
+   * written back when the cache was in step: a read that found it matching the store began within 2 x key_refresh_ms
+   * before this one (the polls in between could have missed nothing), or the store restarted within that time after
+   * it (inStepByRestart). Returns the merged set.
    */
-  private take(version: string, stored: StoredKey[], at: number, changes: number): StoredKey[] {
+  private async take(version: string, stored: StoredKey[], at: number, changes: number): Promise<StoredKey[]> {
     const epoch = epochOf(version);
     const was = this.inSync;
-    const window = 2 * this.o.refreshMs();
-    const lostReachAt = this.unreachableSince ?? at;
-    const inStep = was !== undefined && lostReachAt - was.at <= window && at - lostReachAt <= window;
-    const unreachableSince = this.unreachableSince;
-    this.unreachableSince = undefined;
-    const keys = this.replace(stored, { inStep, epochChanged: was !== undefined && was.epoch !== epoch }, was, unreachableSince);
+    const epochChanged = was !== undefined && was.epoch !== epoch;
+    let step: Step = { inStep: was !== undefined && at - was.at <= 2 * this.o.refreshMs() };
+    // Only when it matters (keys to restore that an out-of-step cache may not) is the store asked when it restarted.
+    if (was && !step.inStep && lostKeys(this.all(), stored, { inStep: false, epochChanged }).notRestored.length) step = await this.inStepByRestart(was.at);
+    const keys = this.replace(stored, { inStep: step.inStep, epochChanged }, was, step.restartedAt);
     this.version = changes === this.ownChanges ? version : undefined;
     this.inSync = { at, epoch };
     return keys;
   }
 
-  private replace(stored: StoredKey[], o: { inStep: boolean; epochChanged: boolean }, was: { at: number; epoch: string } | undefined, unreachableSince: number | undefined): StoredKey[] {
+  /**
+   * In step although the read that saw the loss came more than 2 x key_refresh_ms after the last confirmed one (`was`):
+   * when the store restarted after that read, within 2 x key_refresh_ms of it. It lost its data at the restart at the
+   * latest, so a change made elsewhere that this cache missed was made within that time before the loss, as the read
+   * rule allows; how long this replica then took to see it (polls failing while Redis was away, or while this replica
+   * was cut off) does not matter. A store that did not restart since (FLUSHALL, a failover to an empty server that was
+   * running), or cannot say (INFO refused or failing), keeps the read rule: not in step.
+   */
+  private async inStepByRestart(was: number): Promise<Step> {
+    let uptime: number | undefined;
+    try {
+      uptime = await this.store.serverUptimeMs?.();
+    } catch (err) {
+      this.o.log.warn("api keys: could not ask the store when it last restarted (INFO server); judged by when this replica saw the loss",
+        { error: String((err as Error)?.message ?? err) });
+    }
+    if (uptime === undefined) return { inStep: false };
+    const restartedAt = this.now() - uptime; // a least uptime: this is the latest the restart can have been
+    return { inStep: restartedAt > was && restartedAt - was <= 2 * this.o.refreshMs(), restartedAt };
+  }
+
+  private replace(stored: StoredKey[], o: { inStep: boolean; epochChanged: boolean }, was: { at: number; epoch: string } | undefined, restartedAt: number | undefined): StoredKey[] {
     const lost = lostKeys(this.all(), stored, o);
     if (o.epochChanged || lost.missing.length || lost.undone.length || lost.notRestored.length) this.lossSeenAt = this.now();
     const keep = new Map<string, StoredKey>(lost.undone.map(({ key, patch }) => [key.sha256, patched(key, patch)]));
@@ -191,10 +204,11 @@ export class ApiKeys implements ApiKeyDirectory {
     this.misses.clear();
     if (lost.notRestored.length) {
       this.o.log.error("api keys: the store no longer holds keys (or newer states of them) this replica knew, but this replica was not in step with " +
-        "the store when it saw that (cut off from it, or the store away, for longer than 2 x store.key_refresh_ms), so its copy may be stale " +
-        "(a revocation made meanwhile elsewhere): not written back. Create the keys again if they are still needed, or change them again",
+        "the store when it lost them (its last confirmed read more than 2 x store.key_refresh_ms before the store restarted, or, without a restart, " +
+        "before this replica saw the loss), so its copy may be stale (a revocation made meanwhile elsewhere): not written back. Create the keys " +
+        "again if they are still needed, or change them again",
       { keys: lost.notRestored.map((k) => `${k.project}/${k.id}`), lastInStep: was ? new Date(was.at).toISOString() : null,
-        unreachableSince: unreachableSince === undefined ? null : new Date(unreachableSince).toISOString() });
+        storeRestartedAt: restartedAt === undefined ? null : new Date(restartedAt).toISOString() });
     }
     if (lost.missing.length || lost.undone.length) this.writeBack(lost, o.epochChanged, was?.epoch);
     return keys;
@@ -362,7 +376,7 @@ export class ApiKeys implements ApiKeyDirectory {
       const at = this.now();
       const changes = this.ownChanges;
       const version = await this.store.version();
-      return { keys: this.take(version, await this.store.list(), at, changes), fromCache: false };
+      return { keys: await this.take(version, await this.store.list(), at, changes), fromCache: false };
     } catch {
       return { keys: this.all(), fromCache: true };
     }

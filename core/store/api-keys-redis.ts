@@ -5,6 +5,7 @@
 // state of a key from an older one, where the replicas' clocks cannot.
 import type { Redis } from "ioredis";
 import type { ApiKeyStore, KeyPatch, RotateResult, StoredKey } from "./api-keys-types.ts";
+import { leastUptimeMs } from "./redis-uptime.ts";
 
 /** KEYS = id index, key set, key hash, version; ARGV = project\0id, sha256, field, value, field, value, ... */
 const CREATE = `
@@ -164,6 +165,10 @@ export class RedisApiKeyStore implements ApiKeyStore {
     const args: (string | number)[] = [];
     for (const [h, at] of used) args.push(h, Math.round(at));
     await this.r.mgKeyTouch(this.k("apikeys:used"), ...args);
+  }
+
+  async serverUptimeMs(): Promise<number | undefined> {
+    return leastUptimeMs(await this.r.info("server"));
   }
 
   async lastUsed(): Promise<Map<string, number>> {

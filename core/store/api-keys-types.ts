@@ -72,6 +72,12 @@ export interface ApiKeyStore {
   touch(used: Map<string, number>): Promise<void>;
   /** sha256 -> last use, ms. */
   lastUsed(): Promise<Map<string, number>>;
+  /**
+   * The least time (ms) the store's server has been running, never more than it has (a Redis: INFO server), when it
+   * can tell: a store that lost its data in a restart lost it no later than that long ago. Absent for stores that do
+   * not restart apart from the gateway (memory, SQLite).
+   */
+  serverUptimeMs?(): Promise<number | undefined>;
 }
 
 export type RotateResult =

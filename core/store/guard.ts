@@ -178,6 +178,21 @@ export class GuardedStore implements Store {
   }
 
   /**
+   * An optional read, bounded like any call, whose failure says nothing about the store (INFO refused by an ACL, a
+   * managed Redis that renames it): counted, never marking the store down or suspect.
+   */
+  private ask<T>(op: string, f: () => Promise<T>): Promise<T> {
+    if (!this.up) {
+      this.metrics.failures.inc({ operation: op, reason: "down" });
+      return Promise.reject(notSent(this.unavailable()));
+    }
+    return within(f(), this.timeoutMs, op).catch((err) => {
+      this.metrics.failures.inc({ operation: op, reason: reasonOf(err) });
+      throw err;
+    });
+  }
+
+  /**
    * A call that only took too long (a loaded disk's fsync, a busy server) is not yet an outage: probe now, with a
    * longer bound, and mark the store down only if the probe fails too. The call itself has already given up.
    */
@@ -660,6 +675,7 @@ export class GuardedStore implements Store {
       version: () => this.call("api_keys_version", () => k.version()),
       touch: (used) => this.call("api_keys_touch", () => k.touch(used)),
       lastUsed: () => this.call("api_keys_last_used", () => k.lastUsed()),
+      ...(k.serverUptimeMs ? { serverUptimeMs: () => this.ask("api_keys_server_uptime", () => k.serverUptimeMs!()) } : {}),
     };
   }
 
