@@ -19,6 +19,15 @@ describe("server.url_fetch.allow_hosts at load", () => {
     ]);
   });
 
+  it("takes an entry a ${VAR:-} left empty as allowing nothing, as before, and still refuses one of spaces", async () => {
+    const text = `server:\n  url_fetch: { allow_hosts: ["\${MEDIA_HOST:-}", "  "] }\n`;
+    expect(await problems(text)).toEqual([
+      `F:2:49: server.url_fetch.allow_hosts[1]: "  " is only spaces, which no host name is, so it never matches: write a host name (such as "media.internal") or "*.suffix", or remove it`,
+    ]);
+    expect(await problems(text.replace(`, "  "`, ""))).toEqual([]);
+    expect(hostAllowed("media.internal", [""])).toBe(false);
+  });
+
   it("accepts names, *.suffix globs and IP addresses, IPv6 with or without brackets", async () => {
     expect(await problems(`server:\n  url_fetch: { allow_hosts: [localhost, Media.Internal., "*.corp.example", 10.0.0.7, "::1", "[fd00::1]"] }\n`)).toEqual([]);
   });
@@ -42,7 +51,7 @@ describe("allowHostProblem", () => {
   });
 
   it("refuses entries that match nothing at all", () => {
-    expect(allowHostProblem("")).toMatch(/is empty/);
+    expect(allowHostProblem(" ")).toMatch(/is only spaces/);
     expect(allowHostProblem("*")).toMatch(/a \* is allowed only as a whole first label/);
     expect(allowHostProblem("a.*.corp")).toMatch(/"\*\.example\.com" allows every name below example\.com/);
     expect(allowHostProblem("host:abc")).toMatch(/is not a host name or IP address/);

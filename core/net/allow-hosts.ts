@@ -21,7 +21,10 @@ function asUrlHost(host: string): string | undefined {
 export function allowHostProblem(entry: string): string | undefined {
   const e = bare(entry);
   const quoted = JSON.stringify(entry);
-  if (e === "") return `${quoted} is empty: write a host name (such as "media.internal") or "*.suffix"`;
+  // "" is what an unset `${MEDIA_HOST:-}` leaves: it allows nothing (no URL's host is empty) and ran before, so it is
+  // no problem. Spaces alone are something written by hand, so they are.
+  if (entry === "") return undefined;
+  if (e === "") return `${quoted} is only spaces, which no host name is, so it never matches: write a host name (such as "media.internal") or "*.suffix", or remove it`;
   if (SCHEME.test(e)) {
     let host: string | undefined;
     try {
