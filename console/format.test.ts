@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { usd, ms } from "./format.ts";
+import { ago, usd, ms } from "./format.ts";
 import { toCsv } from "./csv.ts";
 import { bucketStarts } from "./buckets.ts";
 
@@ -9,6 +9,21 @@ describe("console formatting", () => {
     expect(usd("1234567.1000000000000001")).toBe("$1,234,567.1000000000000001");
     expect(usd("5")).toBe("$5");
     expect(usd(null)).toBe("—");
+  });
+
+  it("times ago and to come: seconds, minutes, hours, then days beyond 48 hours, either way", () => {
+    const now = Date.parse("2026-11-28T15:00:00Z");
+    const at = (s: number) => new Date(now + s * 1000).toISOString();
+    expect(ago(at(-30), now)).toBe("30 s ago");
+    expect(ago(at(-3600), now)).toBe("60 min ago");
+    expect(ago(at(-30 * 3600), now)).toBe("30 h ago");
+    expect(ago(at(-5 * 86400), now)).toBe("5 d ago");
+    expect(ago(at(30), now)).toBe("in 30 s");
+    expect(ago(at(3600), now)).toBe("in 60 min");
+    expect(ago(at(30 * 3600), now)).toBe("in 30 h");
+    // A key expiring on 2027-03-01 (the audit's "in 2217 h").
+    expect(ago("2027-03-01T00:00:00.000Z", now)).toBe("in 92 d");
+    expect(ago(null, now)).toBe("never");
   });
 
   it("durations in ms below a second, seconds above", () => {

@@ -29,12 +29,17 @@ export function when(iso: string | number | null | undefined): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
+/** A span in seconds as "45 s", "12 min", "30 h", "92 d": days beyond 48 hours, either way (an expiry three months out is not "in 2217 h"). */
+function span(s: number): string {
+  if (s < 90) return `${s} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  if (s < 172_800) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86400)} d`;
+}
+
+/** "5 min ago", or "in 92 d" for a time to come (a key's expiry). */
 export function ago(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return "never";
   const s = Math.round((now - Date.parse(iso)) / 1000);
-  if (s < 0) return `in ${-s < 90 ? `${-s} s` : -s < 5400 ? `${Math.round(-s / 60)} min` : `${Math.round(-s / 3600)} h`}`;
-  if (s < 90) return `${s} s ago`;
-  if (s < 5400) return `${Math.round(s / 60)} min ago`;
-  if (s < 172_800) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} d ago`;
+  return s < 0 ? `in ${span(-s)}` : `${span(s)} ago`;
 }
