@@ -3,7 +3,7 @@
 // throughout: budgeted requests get a fast 503 STORE_UNAVAILABLE, the others are answered and their records spooled;
 // readiness goes 503; once the disk is usable again (room freed; or, read-only, repaired and a new process started)
 // every answered request is in the ledger exactly once. And a damaged ledger file is refused at start.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, openSync, writeFileSync, writeSync, closeSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +43,12 @@ describe.skipIf(skip !== undefined)("SQLite store on a filesystem that fills up 
       acme: { budget: { usd: "1000", period: "month" } },
       other: { rate_limits: { rpm: 1_000_000 } },
     })));
+  });
+  // A test that failed before its own stop leaves its gateway serving the file: the next test's start would be
+  // refused ("another gateway process is serving"), failing it for the first one's reason.
+  afterEach(async () => {
+    await gw?.kill9();
+    gw = undefined;
   });
   afterAll(async () => {
     await gw?.kill9();
