@@ -41,6 +41,7 @@ describe("allowHostProblem", () => {
       ["::ffff:127.0.0.1", "http://[::ffff:127.0.0.1]/a.png", "::ffff:7f00:1"],
       ["*.corp:8443", "https://media.corp:8443/a.png", "*.corp"],
       ["media.internal/images", "http://media.internal/images/a.png", "media.internal"],
+      ["fd00::1/images", "http://[fd00::1]/images/a.png", "fd00::1"],
     ];
     for (const [entry, url, write] of cases) {
       expect(hostAllowed(urlHost(url), [entry])).toBe(false);
@@ -48,6 +49,15 @@ describe("allowHostProblem", () => {
       expect(allowHostProblem(write)).toBeUndefined();
       expect(hostAllowed(urlHost(url), [write])).toBe(true);
     }
+  });
+
+  it("calls a CIDR range a range allow_hosts does not take, suggesting no single address that would narrow it", () => {
+    for (const [entry, family] of [["10.0.0.0/8", "IPv4"], ["fd00::/8", "IPv6"], ["::1/128", "IPv6"], ["[fd00::]/8", "IPv6"]]) {
+      const problem = allowHostProblem(entry!);
+      expect(problem).toBe(`${JSON.stringify(entry)} is an address range (${family} CIDR), which allow_hosts does not take: it compares a URL's host with exact host names, single IP addresses and "*.suffix" names, so it never matches (list each address you mean to allow)`);
+      expect(problem).not.toMatch(/write|port|path/);
+    }
+    expect(hostAllowed("10.1.2.3", ["10.0.0.0/8"])).toBe(false);
   });
 
   it("refuses entries that match nothing at all", () => {

@@ -17,6 +17,13 @@ function asUrlHost(host: string): string | undefined {
   }
 }
 
+/** "IPv4 CIDR" or "IPv6 CIDR" for an `address/prefix` entry (as trusted_proxies and no_proxy take), else undefined. */
+function cidrRange(entry: string): string | undefined {
+  const m = /^(.+)\/(\d{1,3})$/.exec(entry);
+  const family = m ? isIP(bare(m[1]!)) : 0;
+  return family ? `IPv${family} CIDR` : undefined;
+}
+
 /** Why one entry can never match a host, with what to write instead; undefined when it can match. */
 export function allowHostProblem(entry: string): string | undefined {
   const e = bare(entry);
@@ -40,10 +47,13 @@ export function allowHostProblem(entry: string): string | undefined {
     const suffix = rest && !rest.includes("*") ? rest : "example.com";
     return `${quoted}: a * is allowed only as a whole first label ("*.${suffix}" allows every name below ${suffix}), so it never matches as written`;
   }
+  const range = cidrRange(e);
+  if (range) return `${quoted} is an address range (${range}), which allow_hosts does not take: it compares a URL's host with exact host names, single IP addresses and "*.suffix" names, so it never matches (list each address you mean to allow)`;
   if (isIP(name) !== 6) {
     const slash = name.indexOf("/");
     const hostPart = slash >= 0 ? name.slice(0, slash) : name;
-    const port = /^(.*):(\d*)$/.exec(hostPart);
+    // An IPv6 address before a path has colons of its own, not a port.
+    const port = isIP(bare(hostPart)) === 6 ? null : /^(.*):(\d*)$/.exec(hostPart);
     const host = asUrlHost(port ? port[1]! : hostPart);
     const write = host ? `: write ${JSON.stringify(wildcard ? `*.${host}` : host)}` : "";
     if (port) return `${quoted} holds a port, which host names are compared without, so it never matches${write} (an allowed host may be fetched on any port)`;
