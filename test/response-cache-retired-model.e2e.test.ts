@@ -1,7 +1,8 @@
 // A model whose every endpoint has retired is gone: from its `retires:` day the router answers it with a 404 naming
 // the day and the replacement. The response cache runs before the router, and used to keep answering such a model
 // for every prompt it had kept (up to the ttl), on every endpoint it serves; and to answer from a retired fallback
-// model the router leaves out of the chain.
+// model the router leaves out of the chain. A request listing such a fallback is still cached: only what that model
+// itself answered is not replayed.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -97,8 +98,32 @@ describe("a retired fallback model is not answered from the cache", () => {
     at(AFTER);
     const after = await post("/v1/chat/completions", body);
     expect(after.status).toBe(200);
-    expect(after.headers.get("x-mg-cache")).toBeNull();
+    expect(after.headers.get("x-mg-cache")).toBe("miss");
     expect(after.json.model).toBe(CHAT_MODEL);
     expect(openai.requests.at(-1)?.body?.model).toBe("gpt-4o-mini");
+    // The primary's answer replaced the fallback's: it is the one replayed now.
+    const again = await post("/v1/chat/completions", body);
+    expect(again.headers.get("x-mg-cache")).toBe("hit");
+    expect(again.json.model).toBe(CHAT_MODEL);
+  });
+
+  // A client with a fixed fallback list (mode: always) naming a model retired since: its caching used to stop, with
+  // no x-mg-cache header, every request reaching the provider.
+  it("a request that lists it keeps being cached: the primary's answer kept before the day is replayed, new ones kept", async () => {
+    const body = (content: string) => ({ model: CHAT_MODEL, max_tokens: 20, messages: [{ role: "user", content }], providerOptions: { gateway: { cache: true, models: [RETIRING] } } });
+    at(BEFORE);
+    const first = await post("/v1/chat/completions", body("primary answered"));
+    expect(first.headers.get("x-mg-cache")).toBe("miss");
+    expect(first.json.model).toBe(CHAT_MODEL);
+
+    at(AFTER);
+    const upstreamCalls = openai.requests.length;
+    const kept = await post("/v1/chat/completions", body("primary answered"));
+    expect(kept.status).toBe(200);
+    expect(kept.headers.get("x-mg-cache")).toBe("hit");
+    expect(kept.json.model).toBe(CHAT_MODEL);
+    expect((await post("/v1/chat/completions", body("asked after the day"))).headers.get("x-mg-cache")).toBe("miss");
+    expect((await post("/v1/chat/completions", body("asked after the day"))).headers.get("x-mg-cache")).toBe("hit");
+    expect(openai.requests.length).toBe(upstreamCalls + 1); // only the new prompt's miss reached the provider
   });
 });

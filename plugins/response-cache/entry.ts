@@ -9,6 +9,11 @@ export interface CacheEntry {
   storedAt: number;
   expiresAt: number;
   response: StoredResponse;
+  /**
+   * The gateway model id that gave the answer (a fallback's, where one did): not replayed once that model is retired
+   * whole. Absent in entries kept before it was noted.
+   */
+  model?: string;
 }
 
 export function parseEntry(text: string): CacheEntry | undefined {

@@ -28,6 +28,7 @@ import { responseOwner } from "../../core/responses/owner.ts";
 import { answerGuard, checkAround, tapAnswerBeforeCheck, type AnswerGuard } from "../../core/pipeline/answer-guard.ts";
 import { guardedHit } from "./guarded-hit.ts";
 import { toServe } from "./copy.ts";
+import { keptByModelInService } from "./in-service.ts";
 
 export const CACHE_HEADER = "x-mg-cache";
 type State = CacheState;
@@ -104,12 +105,14 @@ async function lookup(ctx: GatewayContext, key: string, state: State): Promise<C
 }
 
 /**
- * A kept answer is served only while what it stands on holds, else the request goes on as a miss: the stored
+ * A kept answer is served only while what it stands on holds, else the request goes on as a miss: the model that gave
+ * it still in service (a fallback retired whole since, in-service.ts), the stored
  * responses a Responses answer names (deleted or expired, the id it would hand out is gone), and a budget with room
  * for the hit price — held by the budget (cover) when it is more than the worst case reserved — so hits never spend
  * past it; the provider's answer costs at most what was reserved.
  */
 async function servable(ctx: GatewayContext, entry: CacheEntry, plan: CachePlan): Promise<boolean> {
+  if (!keptByModelInService(ctx, entry.model, Date.now())) return false;
   if (ctx.endpoint === "responses") {
     try {
       if (!(await replayable(ctx.gateway.store.responses, responseOwner(ctx), ctx.body, entry.response, Date.now()))) return false;

@@ -91,7 +91,7 @@ async function* savedAtEnd(events: AsyncIterable<SseEvent>, save: () => void): A
  */
 function entryFor(ctx: GatewayContext, plan: CachePlan, state: CacheState, response: StoredResponse): ((key: string) => void) | undefined {
   const now = Date.now();
-  const entry: CacheEntry = { v: 1, storedAt: now, expiresAt: now + plan.ttlMs, response };
+  const entry: CacheEntry = { v: 1, storedAt: now, expiresAt: now + plan.ttlMs, response, model: ctx.resolvedTarget?.modelId };
   let text: string;
   try {
     text = JSON.stringify(entry);

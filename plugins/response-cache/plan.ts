@@ -6,7 +6,7 @@ import type { GatewayContext } from "../../core/pipeline/context.ts";
 import type { CacheConfig, ProjectCacheConfig } from "../../core/generated/types/gateway.ts";
 import { toPico } from "../../core/money/money.ts";
 import { onProviderState } from "./provider-state.ts";
-import { modelsInService } from "./in-service.ts";
+import { routable } from "./in-service.ts";
 
 /** Endpoints whose answers are cached: generated text and vectors, not images, videos, counts or the catalog. */
 export const CACHEABLE = new Set(["chat", "messages", "responses", "gemini", "embeddings", "rerank"]);
@@ -56,15 +56,15 @@ function priceOf(usd: string): { usd: string; pico: bigint } {
 export function planOf(ctx: GatewayContext, settings: CacheSettings): CachePlan | undefined {
   const auth = ctx.auth;
   if (!auth || ctx.method !== "POST" || ctx.body === undefined || !CACHEABLE.has(ctx.endpoint)) return undefined;
-  // Only models the catalog still serves: one removed by a reload or retired on its day is refused by the router (a
-  // retired fallback left out by it), not answered from the cache.
-  if (!modelsInService(ctx, Date.now())) return undefined;
   // A conversation, a stored prompt's latest version, a named container: the provider's state, not the body, decides.
   if (onProviderState(ctx.endpoint, ctx.body)) return undefined;
   const project: ProjectCacheConfig | undefined = auth.project.config.cache;
   if (!project) return undefined;
   const asked = ctx.body.providerOptions?.gateway?.cache as RequestOption;
   if (asked === false || (asked === undefined && project.mode !== "always")) return undefined;
+  // Only a request the router would route: one naming a model removed by a reload or retired on its day is its 404,
+  // not answered from the cache (after the opt-in: most projects never cache, and pay nothing for this).
+  if (!routable(ctx, Date.now())) return undefined;
   const option = typeof asked === "object" ? asked : {};
   const ttlMs = Math.min((option.ttl ?? project.ttl_seconds ?? DEFAULT_TTL_S) * 1000, settings.maxTtlMs);
   const price = auth.sandbox ? ZERO : priceOf(project.hit_price_usd ?? settings.hitPriceUsd);
