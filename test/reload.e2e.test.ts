@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import YAML from "yaml";
-import { keyEntry, postJson, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import { keyEntry, postJson, startTestGateway, testKey, writeTestConfig, type TestGateway } from "./helpers/gateway.ts";
 
 const KEY = testKey("reload", true);
 const base = (models: Record<string, unknown>, tps = 1000) => ({
@@ -38,7 +37,7 @@ afterAll(async () => {
 describe("config reload", () => {
   it("picks up a valid change to the file", async () => {
     expect((await chat("a/two")).status).toBe(404);
-    writeFileSync(gw.configFile, YAML.stringify(base({ "a/one": model(), "a/two": model() })));
+    writeTestConfig(gw, base({ "a/one": model(), "a/two": model() }));
     await until(async () => (await chat("a/two")).status === 200);
   });
 
@@ -63,7 +62,7 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
     try {
       const ask = (m: string) => postJson(`${other.baseURL}/chat/completions`, { model: m, messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
       expect((await ask("a/one")).status).toBe(200);
-      writeFileSync(other.configFile, YAML.stringify(withPlugin({ "a/one": model(), "a/four": model() })));
+      writeTestConfig(other, withPlugin({ "a/one": model(), "a/four": model() }));
       await until(async () => other.gateway.lastReload?.ok === false);
       expect(other.gateway.lastReload!.problems).toEqual([expect.stringContaining("setup exploded")]);
       expect((await ask("a/one")).status).toBe(200);
@@ -77,7 +76,7 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
     // A second gateway that does not watch its file: only the signal can apply the change.
     const other = await startTestGateway(base({ "a/one": model() }), { sighup: true });
     try {
-      writeFileSync(other.configFile, YAML.stringify(base({ "a/three": model() })));
+      writeTestConfig(other, base({ "a/three": model() }));
       const ask = (m: string) => postJson(`${other.baseURL}/chat/completions`, { model: m, messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
       await new Promise((r) => setTimeout(r, 300));
       expect((await ask("a/three")).status).toBe(404);
@@ -94,7 +93,7 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
     const pending = async () => (await other.gateway.metrics.registry.getSingleMetric("gateway_config_restart_pending")!.get()).values[0]!.value;
     try {
       expect(other.gateway.restartPending).toEqual([]);
-      writeFileSync(other.configFile, YAML.stringify({ ...base({ "a/one": model(), "a/two": model() }), server: { port: 1, headers_timeout_ms: 7000 }, log: { level: "warn" }, store: { kind: "sqlite", path: "x.db", fsync: false } }));
+      writeTestConfig(other, { ...base({ "a/one": model(), "a/two": model() }), server: { port: 1, headers_timeout_ms: 7000 }, log: { level: "warn" }, store: { kind: "sqlite", path: "x.db", fsync: false } });
       expect(await other.gateway.reload()).toMatchObject({ ok: true });
       expect(other.gateway.restartPending).toEqual(["server.port", "server.headers_timeout_ms", "store.kind", "store.path", "store.fsync", "log"]);
       expect(await pending()).toBe(1);
@@ -102,7 +101,7 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
       const two = await postJson(`${other.baseURL}/chat/completions`, { model: "a/two", messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
       expect(two.status).toBe(200);
 
-      writeFileSync(other.configFile, YAML.stringify(base({ "a/one": model(), "a/two": model() })));
+      writeTestConfig(other, base({ "a/one": model(), "a/two": model() }));
       expect(await other.gateway.reload()).toMatchObject({ ok: true });
       expect(other.gateway.restartPending).toEqual([]);
       expect(await pending()).toBe(0);
@@ -126,11 +125,11 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
     const firstInSetup = new Promise<void>((r) => (g.__mgInSetup = r));
     const ask = (m: string) => postJson(`${other.baseURL}/chat/completions`, { model: m, messages: [{ role: "user", content: "hi" }] }, { authorization: `Bearer ${KEY}` });
     try {
-      writeFileSync(other.configFile, YAML.stringify(withPlugin({ "a/one": model(), "a/two": model() })));
+      writeTestConfig(other, withPlugin({ "a/one": model(), "a/two": model() }));
       const first = other.gateway.reload(undefined, "file");
       await firstInSetup; // the first has read its file and waits in setup
       delete g.__mgHeldSetup; // the second's setup does not wait
-      writeFileSync(other.configFile, YAML.stringify(withPlugin({ "a/one": model(), "a/three": model() })));
+      writeTestConfig(other, withPlugin({ "a/one": model(), "a/three": model() }));
       // The second is in force while the first is still held: it did not wait for it.
       expect(await other.gateway.reload(undefined, "sighup")).toMatchObject({ ok: true });
       expect((await ask("a/three")).status).toBe(200);
@@ -149,7 +148,7 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
   });
 
   it("lets a request in flight finish on the config it started with", async () => {
-    writeFileSync(gw.configFile, YAML.stringify(base({ "a/slow": model("slow") }, 40)));
+    writeTestConfig(gw, base({ "a/slow": model("slow") }, 40));
     await until(async () => (await chat("a/slow", { max_tokens: 1 })).status === 200);
     const started = fetch(`${gw.baseURL}/chat/completions`, {
       method: "POST",
@@ -159,7 +158,7 @@ export default { name: "flaky-setup", setup() { if (++loads > 1) throw new Error
     const res = await started;
     expect(res.status).toBe(200);
     // While the stream is running, the model disappears from the config.
-    writeFileSync(gw.configFile, YAML.stringify(base({ "a/other": model() })));
+    writeTestConfig(gw, base({ "a/other": model() }));
     await until(async () => (await chat("a/slow")).status === 404);
     const text = await res.text();
     expect(text.trim().endsWith("data: [DONE]")).toBe(true);

@@ -33,10 +33,7 @@ export async function startTestGateway(config: Record<string, unknown> | string,
   const dir = mkdtempSync(join(tmpdir(), "mg-test-"));
   const configFile = join(dir, "gateway.yaml");
   for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
-  // A config given as an object without store: runs on the memory store, as these tests always have (each its own,
-  // nothing on disk); a gateway.yaml without store: is on the SQLite file beside it. YAML text is written as given.
-  const withStore = typeof config === "string" || "store" in config ? config : { store: { kind: "memory" }, ...config };
-  writeFileSync(configFile, typeof withStore === "string" ? withStore : YAML.stringify(withStore));
+  writeFileSync(configFile, testConfigText(config));
   const gw = await startGateway({
     configFile,
     port: 0,
@@ -48,6 +45,24 @@ export async function startTestGateway(config: Record<string, unknown> | string,
     env: { ...process.env, ...opts.env },
   });
   return { ...gw, baseURL: `${gw.url}/api/v1`, configFile, dir };
+}
+
+/**
+ * gateway.yaml's text for a test config. An object without store: runs on the memory store, as these tests always
+ * have (each its own, nothing on disk); a gateway.yaml without store: is on the SQLite file beside it. YAML text is
+ * written as given.
+ */
+export function testConfigText(config: Record<string, unknown> | string): string {
+  if (typeof config === "string") return config;
+  return YAML.stringify("store" in config ? config : { store: { kind: "memory" }, ...config });
+}
+
+/**
+ * Rewrite a running test gateway's config as startTestGateway wrote it: an object without store: keeps the memory
+ * store it started on, so a reload changes only what the test changed (not store.kind, a restart-only setting).
+ */
+export function writeTestConfig(gw: Pick<TestGateway, "configFile">, config: Record<string, unknown> | string): void {
+  writeFileSync(gw.configFile, testConfigText(config));
 }
 
 /** POST JSON with fetch and return status, headers and parsed body (or text for streams). */
