@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { failFromResponse, readUpstreamJson, retryAfterSeconds, transportError, upstreamError, UpstreamClient } from "./http.ts";
 import { GatewayError } from "../core/errors.ts";
 import { isRetryable } from "../core/dispatch.ts";
@@ -322,6 +323,34 @@ describe("UpstreamClient.send: what the answer's headers say", () => {
       for (const headers of [{}, { "Accept-Encoding": "gzip" }] as Record<string, string>[]) await (await client.send({ url: server.url, headers, body: "{}" }, new AbortController().signal)).body.dump();
       expect(seen).toEqual(["identity", "gzip"]);
     } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it("an answer nobody reads (plain or gzip) is let go at its deadline: the upstream's connection closes, and the gateway does not crash", async () => {
+    const uncaught: unknown[] = [];
+    const spy = (err: unknown) => uncaught.push(err);
+    process.on("uncaughtException", spy);
+    let closed = 0;
+    const server = await serve((req, res) => {
+      req.resume();
+      res.on("close", () => closed++);
+      const gzip = req.headers["accept-encoding"] === "gzip";
+      res.writeHead(200, { "content-type": "application/json", ...(gzip ? { "content-encoding": "gzip" } : {}) });
+      res.write(gzip ? gzipSync("{") : "{"); // then nothing more
+    });
+    const client = new UpstreamClient("up", { timeoutMs: 300, answerTimeoutMs: 300 });
+    try {
+      for (const headers of [{}, { "accept-encoding": "gzip" }] as Record<string, string>[]) {
+        const res = await client.send({ url: server.url, headers, body: "{}" }, new AbortController().signal);
+        await expect.poll(() => (res.body as unknown as { destroyed: boolean }).destroyed, { timeout: 3000 }).toBe(true);
+      }
+      await expect.poll(() => closed, { timeout: 3000 }).toBe(2);
+      await new Promise((r) => setTimeout(r, 50)); // a destroyed body's 'error' has had its tick
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off("uncaughtException", spy);
       await client.close();
       await server.close();
     }

@@ -20,6 +20,23 @@ describe("the answer deadline", () => {
     await expect(read).rejects.toThrow("too slow");
   });
 
+  it("destroys a body nobody reads at the deadline without an uncaught error (which would end the process)", async () => {
+    const uncaught: unknown[] = [];
+    const spy = (err: unknown) => uncaught.push(err);
+    process.on("uncaughtException", spy);
+    try {
+      const body = new PassThrough();
+      body.write("{"); // the upstream sent a little, then nobody read on
+      armAnswerDeadline(body, 20, () => new Error("too slow"), false);
+      await sleep(80); // the deadline passed, and its 'error' had its tick
+      expect(body.destroyed).toBe(true);
+      expect(body.errored?.message).toBe("too slow");
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off("uncaughtException", spy);
+    }
+  });
+
   it("is off once the body ends, or once a stream's first event was read", async () => {
     const ended = new PassThrough();
     armAnswerDeadline(ended, 30, () => new Error("too slow"), false);

@@ -17,6 +17,10 @@ type Armed = { [DISARM]?: () => void };
  */
 export function armAnswerDeadline(body: Readable, ms: number, expired: () => Error, untilFirstEvent: boolean): void {
   if (body.destroyed) return;
+  // The deadline may destroy a body nobody reads yet (or any more), and undici's body emits 'error' on every destroy
+  // before its end: with no listener that error is uncaught and ends the process. Readers still get it (for await and
+  // pipeline listen on their own); this listener only keeps an unread body's error from being uncaught.
+  body.on("error", ignore);
   const armed = body as Readable & Armed;
   // Counted as every bound is (core/deadline.ts): bytes that came while the loop was busy are read before the verdict.
   const cancel = afterBound(Math.max(1, ms), () => {
@@ -46,3 +50,5 @@ export function holdAnswerDeadline(body: object): (() => void) | undefined {
   armed[DISARM] = undefined;
   return disarm;
 }
+
+function ignore(): void {}
