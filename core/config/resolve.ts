@@ -37,7 +37,7 @@ import { checkBaseUrls } from "./url-check.ts";
 import { checkSigningSecret, configuredSigningSecret } from "./signing-secret-check.ts";
 import { checkProviderFields } from "./provider-fields-check.ts";
 import { checkAllowModels, unknownAllowedModelNotices } from "./allow-models-check.ts";
-import { checkStoreFields } from "./store-fields-check.ts";
+import { checkStoreFields, storeFieldNotices, type WrittenStore } from "./store-fields-check.ts";
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from "../net/download-pool.ts";
 import { textReader, type ConfigTexts } from "./config-texts.ts";
 import { RESTART_ONLY_SECTIONS, withStartedSettings } from "./restart-only.ts";
@@ -105,6 +105,8 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   const asAccepted = opts.startedWith ? Object.fromEntries(RESTART_ONLY_SECTIONS.map((s) => [s, structuredClone(raw[s])])) : undefined;
   if (opts.startedWith) withStartedSettings(raw, startedSettings(opts.startedWith, path));
 
+  // Whether store.kind or a store setting was written as a ${...} decides if a setting of another kind is a refusal.
+  const writtenStore = structuredClone(raw.store) as WrittenStore;
   const unset = new Unset(env, opts.allowUnset === true);
   interpolateTree(raw, [], env, sources, unset, problems);
   // The others accepted these texts with this environment: nothing to report here that the load above does not.
@@ -132,7 +134,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   checkSigningSecret(config, (p, m, k) => sources.at(p, m, k), problems);
   checkProviderFields(config, dirname(path), (name) => !disabled.has(name), (p, m, k) => sources.at(p, m, k), problems);
   checkAllowModels(config, (p, m, k) => sources.at(p, m, k), problems);
-  checkStoreFields(config, (p, m, k) => sources.at(p, m, k), problems);
+  checkStoreFields(config, writtenStore, (p, m, k) => sources.at(p, m, k), problems);
   const pipeline = await resolvePipeline(builtins, config, sources, dirname(path), problems);
   checkAuthInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
   checkGuardrailsInPipeline(config, pipeline.map((p) => p.name), (p, m, k) => sources.at(p, m, k), problems);
@@ -144,6 +146,7 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   }
   for (const m of unpricedNotices(config)) opts.onNotice?.(m);
   for (const m of unknownAllowedModelNotices(config)) opts.onNotice?.(m);
+  for (const m of storeFieldNotices(config, writtenStore)) opts.onNotice?.(m);
   const enabled = (p: string) => p === "sim" || (p in (config.providers ?? {}) && !disabled.has(p));
   for (const m of retirementNotices(config, enabled, Date.now(), replaced)) opts.onNotice?.(m);
   const names = pipeline.map((p) => p.name);
