@@ -9,6 +9,7 @@ import { outcomeOf } from "../metering/meter.ts";
 import { billableUsage } from "../metering/sane-usage.ts";
 import { servedTarget } from "../metering/usage-ceiling.ts";
 import { hiddenDownloadCause } from "../net/download-cause.ts";
+import { askedForStream } from "./asked-stream.ts";
 
 export interface AccessTiming {
   ttfbMs: number;
@@ -61,8 +62,8 @@ export function accessRecord(ctx: GatewayContext, outcome: Outcome, t: AccessTim
     errorCause: hiddenDownloadCause(err),
     // The ledger's verdict: a stream that failed after its 200 went out is "stream_error" (status stays what was sent).
     outcome: outcomeOf(outcome, ctx),
-    // As the client asked: one that left before its stream was adopted as the answer asked for a stream all the same.
-    stream: ctx.response?.kind === "stream" || ctx.body?.stream === true,
+    // As the client asked (asked-stream.ts): also one refused before answering, or that left before its stream was adopted.
+    stream: askedForStream(ctx),
     aborted: outcome.aborted,
     ttfbMs: round(t.ttfbMs),
     durationMs: round(t.durationMs),
