@@ -1,9 +1,12 @@
-// `model-gateway check` on a SQLite store.path that start refuses, run as a real process.
+// `model-gateway check` on a SQLite store.path that start refuses, run as a real process (and in process, where a
+// test plays a user who may not write).
 import { describe, expect, it } from "vitest";
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "../test/helpers/cli.ts";
+import { storePathCheck } from "./cli-check-store.ts";
+import type { FsProbe } from "./store/sqlite-open-error.ts";
 
 function configIn(dir: string, path: string): string {
   const f = join(dir, "gateway.yaml");
@@ -51,5 +54,39 @@ describe("check on a SQLite store.path", () => {
     expect(ok.stdout).toMatch(/: ok \(/);
     expect(ok.status).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(["afile", "gateway.yaml"]);
+  });
+});
+
+describe("check on the default SQLite file (a config without store:), in process", () => {
+  // This user may not write the config's directory (a service user's /etc/model-gateway): start would refuse.
+  const deniedToThisUser: FsProbe = {
+    access(p) {
+      throw Object.assign(new Error(`EACCES: permission denied, access '${p}'`), { code: "EACCES" });
+    },
+    kind: (p) => (existsSync(p) ? (statSync(p).isDirectory() ? "dir" : "file") : undefined),
+  };
+
+  it("a directory this user cannot write is a problem naming the default and what to write, not a note", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-check-store-"));
+    const f = join(dir, "gateway.yaml");
+    writeFileSync(f, "models: {}\n");
+    const r = storePathCheck({ kind: "sqlite" }, dir, f, true, deniedToThisUser);
+    expect(r.note).toBeUndefined();
+    expect(r.problem).toEqual({
+      file: f, line: 1, column: 1,
+      message: `store (sqlite): the config has no store: section, so it runs on the default SQLite store ${join(dir, "data/gateway.db")}, which cannot be created ` +
+        `(the directory ${dir} is not writable by this process (uid ${process.getuid?.() ?? "?"}) (EACCES)): add store: { kind: sqlite, path: /a/writable/dir/gateway.db } ` +
+        "to the config, or store: { kind: memory } to run as before (nothing kept: spend, the ledger and API-created keys are lost at exit)",
+    });
+    expect(readdirSync(dir)).toEqual(["gateway.yaml"]);
+  });
+
+  it("the same directory named in store: stays a note (start may run as the gateway's own user)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-check-store-"));
+    const f = join(dir, "gateway.yaml");
+    writeFileSync(f, "store: { kind: sqlite }\n");
+    const r = storePathCheck({ kind: "sqlite" }, dir, f, false, deniedToThisUser);
+    expect(r.problem).toBeUndefined();
+    expect(r.note).toContain(`start run by this user would refuse the store: cannot open ${join(dir, "data/gateway.db")}: the directory ${dir} is not writable`);
   });
 });

@@ -213,7 +213,7 @@ export const commands: Record<string, (argv: string[]) => Promise<number>> = {
     try {
       const cfg = await loadConfig(file, { onNotice: (m) => process.stderr.write(`note: ${m}\n`) });
       // A SQLite store.path start cannot open (a directory): start refuses it, so check does (creating nothing).
-      const path = (await import("./cli-check-store.ts")).storePathCheck(cfg.store, cfg.dir, file);
+      const path = (await import("./cli-check-store.ts")).storePathCheck(cfg.store, cfg.dir, file, cfg.raw.store === undefined);
       if (path.problem) {
         process.stdout.write(formatProblem(path.problem) + "\n");
         return 1;

@@ -118,6 +118,7 @@ export class Gateway implements GatewayHandle {
       timeoutMs: sc.timeout_ms ?? 300,
       spoolDir,
       log: gw.log,
+      defaulted: config.raw.store === undefined,
       verify: { integrity: sc.integrity_check ?? "quick", requirePersistence: sc.require_persistence ?? true, epochFile: `${spoolDir}/store-epochs.json` },
     });
     try {

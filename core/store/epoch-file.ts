@@ -1,9 +1,10 @@
 // The spool directory's record of each Redis store's epoch (redis.ts: a restart without persistence is noticed by a
 // changed epoch). Replicas and workers may share the directory and start at the same moment, so each write goes
 // through a temporary file of its own: a shared name let one process rename the other's file away (ENOENT at start).
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { dirname } from "node:path";
+import { makeDirs } from "./make-dirs.ts";
 
 /** store location -> epoch; an unreadable or missing file reads as empty. */
 export function readEpochs(file: string): Record<string, string> {
@@ -17,7 +18,7 @@ export function readEpochs(file: string): Record<string, string> {
 
 /** Replaces the file whole (write, then rename over it): a reader sees the old content or the new, never a part. */
 export function writeEpochs(file: string, epochs: Record<string, string>): void {
-  mkdirSync(dirname(file), { recursive: true });
+  makeDirs(dirname(file));
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
     writeFileSync(tmp, JSON.stringify(epochs, null, 2) + "\n");

@@ -6,7 +6,7 @@
 // the response completes) and is replayed into the store, exactly once, before the store counts as up again, after
 // the reservations and idempotency claims that failed requests left behind have been given back. A record no store
 // can hold (rejected-ledger.ts) is set aside, never spooled or retried: one bad record never holds the store down.
-import { mkdirSync, openSync, closeSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { openSync, closeSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Registry } from "prom-client";
 import type { StoreConfig } from "../generated/types/gateway.ts";
@@ -25,6 +25,7 @@ import type { ResponseCacheStore } from "./response-cache-types.ts";
 import type {
   ClaimRenewal, IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse,
 } from "./types.ts";
+import { makeDirs } from "./make-dirs.ts";
 
 /** A ledger record as it waits in the spool (money as a decimal string: JSON has no bigint). */
 export interface SpooledRecord {
@@ -137,7 +138,7 @@ export class GuardedStore implements Store {
     const dir = this.o.spool.dir;
     const probe = join(dir, `.write-probe.${process.pid}`);
     try {
-      mkdirSync(dir, { recursive: true });
+      makeDirs(dir);
       closeSync(openSync(probe, "w"));
       unlinkSync(probe);
     } catch (err) {

@@ -1,7 +1,7 @@
 // store: { kind: memory | sqlite | redis, ledger? } -> a Store (Redis + a Postgres ledger: SplitLedgerStore). A relative SQLite path is resolved against the directory
 // of the config file (like `include:`), and its directory is created.
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { ConfigError, type ConfigProblem } from "../config/source.ts";
 import type { StoreConfig } from "../generated/types/gateway.ts";
 import { MemoryStore } from "./memory.ts";
@@ -9,24 +9,14 @@ import { SqliteStore, damaged } from "./sqlite.ts";
 import type { Logger } from "../log.ts";
 import type { Store, VerifyOptions } from "./types.ts";
 import { holdServingLock } from "./sqlite-process-lock.ts";
-import { sqliteLockedProblem, sqliteOpenProblem } from "./sqlite-open-error.ts";
+import { sqliteLockedProblem, sqliteOpenReason } from "./sqlite-open-error.ts";
+import { defaultStoreHasNoPlace, defaultStoreUnusable } from "./default-store.ts";
+import { makeDirs } from "./make-dirs.ts";
+import { sqlitePathOf } from "./paths.ts";
 
 export type { Store } from "./types.ts";
 
-export const DEFAULT_SQLITE_PATH = "./data/gateway.db";
-export const DEFAULT_SPOOL_DIR = "./data/spool";
-
-/** The spool directory of a `store:` config, resolved like the SQLite path (against the config file's directory). */
-export function spoolDirOf(config: StoreConfig | undefined, configDir: string): string {
-  const d = config?.spool_dir ?? DEFAULT_SPOOL_DIR;
-  return isAbsolute(d) ? d : resolve(configDir, d);
-}
-
-/** The SQLite file of a `store:` config (kind sqlite), resolved against the config file's directory. */
-export function sqlitePathOf(config: StoreConfig | undefined, configDir: string): string {
-  const p = config?.path ?? DEFAULT_SQLITE_PATH;
-  return p === ":memory:" || isAbsolute(p) ? p : resolve(configDir, p);
-}
+export { DEFAULT_SPOOL_DIR, DEFAULT_SQLITE_PATH, spoolDirOf, sqlitePathOf } from "./paths.ts";
 
 export interface OpenOptions {
   /** Serving: check the store before the first request (verify) and bound its waits (timeoutMs). */
@@ -35,10 +25,14 @@ export interface OpenOptions {
   /** Serving with store.ledger: postgres: where this process spools records for Postgres (absent: read only, as the CLI). */
   spoolDir?: string;
   log?: Logger;
+  /** The config has no store: section (this is the default SQLite file): a refusal says so, and what to write. */
+  defaulted?: boolean;
 }
 
 /** Open the store; failures (unwritable path, unreachable Redis) name the config's `store:` line and refuse the boot. */
 export async function createStore(config: StoreConfig | undefined, configDir: string, configFile?: string, o: OpenOptions = {}): Promise<Store> {
+  const noPlace = o.defaulted && o.verify && configFile ? defaultStoreHasNoPlace(configFile, configDir) : undefined;
+  if (noPlace) throw new ConfigError([storeProblem(config, configFile!, noPlace)]);
   try {
     return await open(config, configDir, o);
   } catch (err) {
@@ -51,6 +45,8 @@ export async function createStore(config: StoreConfig | undefined, configDir: st
 export function storeProblem(config: StoreConfig | undefined, configFile: string, message: string): ConfigProblem {
   let line = 1;
   try {
+    // Not read again from a pipe or a terminal (a config given as <(...) or /dev/stdin): it has been read to its end.
+    if (!statSync(configFile).isFile()) throw new Error("not a regular file");
     const at = readFileSync(configFile, "utf8").split("\n").findIndex((l) => /^store\s*:/.test(l));
     if (at >= 0) line = at + 1;
   } catch {
@@ -66,7 +62,7 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
       // Serving (verify): the one process serving the file, refused before it touches it when another one is; readers
       // (`model-gateway usage`) take no lock.
       try {
-        if (o.verify && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+        if (o.verify && path !== ":memory:") makeDirs(dirname(path));
         // A side file this start made is removed again if it refuses the store (a damaged file): nothing left behind.
         const lockMade = o.verify && path !== ":memory:" && !existsSync(`${path}.lock`);
         const servingLock = o.verify && path !== ":memory:" ? holdServingLock(path) : undefined;
@@ -89,10 +85,16 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
         // SQLite's "unable to open database file" (or mkdir's ENOENT on a read-only mount) names neither the file nor
         // why: say which file and what the file system refuses, when it tells.
         const code = String((err as { code?: string }).code ?? "");
-        const problem = path === ":memory:" ? undefined
-          : code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_READONLY") || /^E[A-Z]+$/.test(code) ? sqliteOpenProblem(path)
-          : sqliteLockedProblem(path, err); // "database is locked": whose lock, and what to do
-        throw problem ? new Error(problem) : err;
+        const onFileSystem = code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_READONLY") || /^E[A-Z]+$/.test(code);
+        if (path === ":memory:") throw err;
+        if (onFileSystem) {
+          const reason = sqliteOpenReason(path);
+          // The default file (no store: section): the operator learns it is the default, and what to write instead.
+          if (o.defaulted) throw new Error(defaultStoreUnusable(path, reason ?? (err as Error).message));
+          throw reason ? new Error(`cannot open ${path}: ${reason}`) : err;
+        }
+        const locked = sqliteLockedProblem(path, err); // "database is locked": whose lock, and what to do
+        throw locked ? new Error(locked) : err;
       }
     }
     case "redis":

@@ -3,10 +3,10 @@
 // and with it the store marked down for every project, across restarts. They go to `rejected-ledger.jsonl` in the
 // spool directory (the file the Postgres ledger writer sets its refused records aside in), fsync'd, one JSON line
 // each with the error, for an operator to look at; the replay goes on with the records behind them.
-import { mkdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import type { LedgerEntry } from "./ledger-entry.ts";
+import { makeDirs } from "./make-dirs.ts";
 
 export const REJECTED_FILE = "rejected-ledger.jsonl";
 
@@ -37,7 +37,7 @@ export function unstorable(e: LedgerEntry): string | undefined {
 /** Append one record, with the error, to the rejected file in `dir` (fsync'd before this resolves). */
 export async function setAside(dir: string, record: unknown, error: string): Promise<string> {
   const file = join(dir, REJECTED_FILE);
-  mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   const fh = await open(file, "a");
   try {
     await fh.write(JSON.stringify({ at: new Date().toISOString(), error, record }) + "\n");

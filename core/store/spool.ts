@@ -14,12 +14,13 @@
 // release's files (<name>.<store>.<pid>.jsonl, the Postgres ledger's .seg overflow) and a shutdown's unsaved-….jsonl
 // moved in by hand are adopted and replayed the same way.
 // Reusable: the ledger uses it while the store is down; a database writer can spool every record and drain in batches.
-import { mkdirSync, renameSync } from "node:fs";
+import { renameSync } from "node:fs";
 import { open, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../log.ts";
 import { SpoolFiles, alive } from "./spool-files.ts";
 import { count, fileLines, parse, recordOf, type FileLine } from "./spool-lines.ts";
+import { makeDirs } from "./make-dirs.ts";
 
 export { alive };
 
@@ -216,7 +217,7 @@ export class Spool<T> {
     const data = Buffer.from(lines.map((l) => l.line).join(""));
     try {
       if (!c.fh) {
-        mkdirSync(this.dir, { recursive: true });
+        makeDirs(this.dir);
         c.fh = await this.openSegment(c.path);
         await syncDir(this.dir); // the new file's name must survive a power cut too
       }

@@ -31,20 +31,25 @@ const WHY: Record<string, string> = {
  * its directory (where SQLite writes -wal and -shm beside it) must both be writable.
  */
 export function sqliteOpenProblem(path: string, fs: FsProbe = realFs): string | undefined {
-  const say = (reason: string) => `cannot open ${path}: ${reason}`;
+  const reason = sqliteOpenReason(path, fs);
+  return reason === undefined ? undefined : `cannot open ${path}: ${reason}`;
+}
+
+/** sqliteOpenProblem's reason alone (what follows "cannot open PATH: "). */
+export function sqliteOpenReason(path: string, fs: FsProbe = realFs): string | undefined {
   const kind = fs.kind(path);
-  if (kind === "dir") return say("it is a directory, not a file: store.path names the database file");
+  if (kind === "dir") return "it is a directory, not a file: store.path names the database file";
   // The nearest directory that exists: what is missing below it is to be created in it.
   let dir = dirname(path);
   while (fs.kind(dir) === undefined && dirname(dir) !== dir) dir = dirname(dir);
-  if (fs.kind(dir) === "file") return say(`${dir} is a file, not a directory`);
+  if (fs.kind(dir) === "file") return `${dir} is a file, not a directory`;
   for (const [target, what] of [[kind ? path : undefined, "the file"], [dir, "the directory"]] as const) {
     if (target === undefined) continue;
     try {
       fs.access(target, constants.R_OK | constants.W_OK);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? "";
-      if (WHY[code]) return say(`${what} ${target} ${WHY[code]} (${code})`);
+      if (WHY[code]) return `${what} ${target} ${WHY[code]} (${code})`;
     }
   }
   return undefined;

@@ -7,7 +7,7 @@
 // Rate windows, reservations and claimed keys live in memory: one process per file (use Redis for replicas).
 // Reports (usage, search) run in a reader thread (sqlite-reader.ts), never on the event loop.
 import Database from "better-sqlite3";
-import { closeSync, fdatasync, mkdirSync, openSync } from "node:fs";
+import { closeSync, fdatasync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { LocalState } from "./local.ts";
 import { Checkpointer, WAL_LIMIT_BYTES } from "./sqlite-checkpointer.ts";
@@ -26,6 +26,7 @@ import type { LedgerRecord, RequestPage, RequestSearch, UsageQuery, UsageRow } f
 import type {
   ClaimRenewal, IdempotencyBegin, LeaseRenewal, LedgerEntry, LedgerQuery, RateCharge, RateResult, RateState, Reservation, ReserveResult, Settlement, Store, StoredResponse, VerifyOptions,
 } from "./types.ts";
+import { makeDirs } from "./make-dirs.ts";
 
 /** A rollup table: sums per bucket (hour or day start, ms) and group. */
 const ROLLUP_TABLE = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
@@ -183,7 +184,7 @@ export class SqliteStore implements Store {
       drainAfterMs?: number;
     } = {},
   ) {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") makeDirs(dirname(path));
     this.fsyncCommits = path !== ":memory:" && opts.fsync !== false;
     this.drainAfterMs = opts.drainAfterMs ?? DRAIN_AFTER_MS;
     this.servingLock = opts.servingLock;
