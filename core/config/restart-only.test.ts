@@ -92,3 +92,17 @@ describe("loading a running gateway's config for a worker that joins it", () => 
     expect(joined.store).toEqual({ kind: "sqlite" });
   });
 });
+
+describe("the store's files, as restartPending compares them", () => {
+  it("the documented default written out (store: { kind: sqlite, path: ./data/gateway.db }) over none is no restart", async () => {
+    const file = write("projects:\n  demo: { keys: [] }\n");
+    const start = await loadConfig(file);
+    writeFileSync(file, "store: { kind: sqlite, path: ./data/gateway.db, spool_dir: ./data/spool }\nprojects:\n  demo: { keys: [] }\n");
+    expect(restartPending(start, await loadConfig(file))).toEqual([]);
+    // The same file named absolutely, too; another file is a restart.
+    writeFileSync(file, `store: { kind: sqlite, path: ${join(dirname(file), "data/gateway.db")} }\nprojects:\n  demo: { keys: [] }\n`);
+    expect(restartPending(start, await loadConfig(file))).toEqual([]);
+    writeFileSync(file, "store: { kind: sqlite, path: ./data/other.db }\nprojects:\n  demo: { keys: [] }\n");
+    expect(restartPending(start, await loadConfig(file))).toEqual(["store.path"]);
+  });
+});

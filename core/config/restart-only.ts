@@ -3,8 +3,18 @@
 // A reload that changes one swaps in everything else and names what waits for a restart (core/gateway.ts): the
 // log line says so, gateway_config_restart_pending is 1, and GET /admin/v1/config lists them.
 import type { RuntimeConfig } from "./runtime.ts";
+import { spoolDirOf, sqlitePathOf } from "../store/paths.ts";
 
 const STORE_AT_START = ["kind", "path", "url", "prefix", "ledger", "spool_dir", "require_persistence", "fsync", "integrity_check", "probe_interval_ms"] as const;
+
+/**
+ * The store's files as the gateway opens them (defaults applied, resolved against the config's directory): the
+ * documented default written out (store: { kind: sqlite, path: ./data/gateway.db }) is the same file as none.
+ */
+const STORE_FILES: Partial<Record<(typeof STORE_AT_START)[number], (c: RuntimeConfig) => unknown>> = {
+  path: (c) => (c.store.kind === "sqlite" ? sqlitePathOf(c.store, c.dir) : c.store.path),
+  spool_dir: (c) => spoolDirOf(c.store, c.dir),
+};
 
 /** Each setting read only at start, and where a runtime config holds it (defaults applied where the config has them). */
 const AT_START: Array<[string, (c: RuntimeConfig) => unknown]> = [
@@ -16,7 +26,7 @@ const AT_START: Array<[string, (c: RuntimeConfig) => unknown]> = [
   ["server.max_header_bytes", (c) => c.server.maxHeaderBytes],
   ["server.max_connections", (c) => c.server.maxConnections],
   ["server.assets_dir", (c) => c.raw.server?.assets_dir],
-  ...STORE_AT_START.map((k): [string, (c: RuntimeConfig) => unknown] => [`store.${k}`, (c) => (c.store as Record<string, unknown>)[k]]),
+  ...STORE_AT_START.map((k): [string, (c: RuntimeConfig) => unknown] => [`store.${k}`, STORE_FILES[k] ?? ((c) => (c.store as Record<string, unknown>)[k])]),
   ["log", (c) => c.raw.log],
   ["telemetry", (c) => c.raw.telemetry],
   ["metrics.listener", (c) => c.metrics.listener],
