@@ -34,7 +34,7 @@ import { checkConsole } from "../console/settings.ts";
 import { checkMcpCwds } from "../mcp/cwd.ts";
 import { checkHeaders } from "./header-check.ts";
 import { checkBaseUrls } from "./url-check.ts";
-import { checkSigningSecret, configuredSigningSecret } from "./signing-secret-check.ts";
+import { checkSigningSecret, configuredSigningSecret, emptySigningSecretNotice } from "./signing-secret-check.ts";
 import { checkProviderFields } from "./provider-fields-check.ts";
 import { checkAllowModels, unknownAllowedModelNotices } from "./allow-models-check.ts";
 import { checkStoreFields, storeFieldNotices, type WrittenStore } from "./store-fields-check.ts";
@@ -154,6 +154,8 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   if (untranslated) opts.onNotice?.(untranslated);
   for (const m of unenforcedPolicyNotices(config, names)) opts.onNotice?.(m);
   for (const m of unusedPluginNotices(config, names)) opts.onNotice?.(m);
+  const emptySecret = emptySigningSecretNotice(config);
+  if (emptySecret) opts.onNotice?.(emptySecret);
   const loaded: LoadedConfig = { ...freeze(path, config, disabled, egress.proxy), pipeline, builtins, texts: reader.texts, ...(asAccepted ? { sectionsAsAccepted: asAccepted } : {}), ...(opts.joined ? { joined: opts.joined } : {}) };
   rememberConfigSecrets(loaded, configSecrets(config, env));
   return loaded;

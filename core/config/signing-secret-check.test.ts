@@ -11,13 +11,18 @@ describe("server.signing_secret", () => {
     expect(got.join("\n")).not.toContain('"short"');
   });
 
-  it("takes an empty value (an unset ${MG_SIGNING_SECRET:-}) as unset: the random per-process secret signs links", async () => {
-    const cfg = await loadConfig(write(`server: { signing_secret: "\${MG_SIGNING_SECRET:-}" }\n`), { env: {} });
+  it("takes an empty value (an unset ${MG_SIGNING_SECRET:-}) as unset: the random per-process secret signs links, and says so", async () => {
+    const notices: string[] = [];
+    const cfg = await loadConfig(write(`server: { signing_secret: "\${MG_SIGNING_SECRET:-}" }\n`), { env: {}, onNotice: (m) => notices.push(m) });
     expect(cfg.server.signingSecret).toBeUndefined();
+    expect(notices).toContain("server.signing_secret is empty (an unset variable?): links are signed with a random secret of this process, " +
+      "so every image and video link dies at the next restart; set it to 16 characters or more to keep them");
   });
 
   it("keeps a secret of 16 characters or more", async () => {
-    const cfg = await loadConfig(write(`server: { signing_secret: "\${MG_SIGNING_SECRET}" }\n`), { env: { MG_SIGNING_SECRET: "sixteen-chars-ok" } });
+    const notices: string[] = [];
+    const cfg = await loadConfig(write(`server: { signing_secret: "\${MG_SIGNING_SECRET}" }\n`), { env: { MG_SIGNING_SECRET: "sixteen-chars-ok" }, onNotice: (m) => notices.push(m) });
     expect(cfg.server.signingSecret).toBe("sixteen-chars-ok");
+    expect(notices.filter((m) => m.includes("signing_secret"))).toEqual([]);
   });
 });

@@ -20,3 +20,13 @@ export function checkSigningSecret(config: GatewayConfig, at: At, problems: Conf
   // The value is not repeated: it is a secret, however weak.
   problems.push(at(["server", "signing_secret"], `server.signing_secret: must be at least ${MIN_SIGNING_SECRET_LENGTH} characters (it has ${secret.length}): a shorter secret can be guessed from one signed link; leave it unset or empty for a random one per process`));
 }
+
+/**
+ * An empty secret written in the file (most often `${MG_SIGNING_SECRET:-}` with the variable unset): the operator
+ * meant one, and would otherwise learn only when every link dies at the next restart.
+ */
+export function emptySigningSecretNotice(config: GatewayConfig): string | undefined {
+  if (config.server?.signing_secret !== "") return undefined;
+  return "server.signing_secret is empty (an unset variable?): links are signed with a random secret of this process, " +
+    "so every image and video link dies at the next restart; set it to 16 characters or more to keep them";
+}
