@@ -107,11 +107,16 @@ describe("console: older requests and a request's record in a narrow window", ()
       await row.click();
       const detail = page.locator('[data-testid="request-detail"]');
       await detail.locator('[data-field="generation_id"]').waitFor();
-      // The record's top is in the window (it opens under the 100 rows, thousands of pixels down the page).
-      await expect.poll(() => detail.evaluate((el) => {
-        const top = el.getBoundingClientRect().top;
-        return top >= 0 && top < innerHeight;
-      })).toBe(true);
+      // The record opens under the 100 rows, thousands of pixels down the page. Its facts are in the window, down to
+      // its status and cost, not just its header: the page scrolled while it said "Loading…" stops at the document's
+      // end, a few lines into the record.
+      const inWindow = (field: string) => detail.locator(`[data-field="${field}"]`).evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight;
+      });
+      await expect.poll(() => inWindow("status")).toBe(true);
+      expect(await inWindow("generation_id")).toBe(true);
+      expect(await inWindow("cost")).toBe(true);
       expect(await detail.locator('[data-field="generation_id"]').textContent()).toBe(id);
       await detail.locator('button:has-text("Close")').click();
       await expect.poll(() => page.locator(`[data-testid="requests-table"] tr[data-row="${id}"]`).evaluate((el) => {

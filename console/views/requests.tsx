@@ -50,8 +50,11 @@ function statusClass(s: number): string {
 function Detail({ id, onClose }: { id: string; onClose: () => void }) {
   const { data: r, error } = usePoll((signal) => api<RequestRecord>(`/requests/${encodeURIComponent(id)}`, { signal }), 60_000, [id]);
   // One column: the record is under the whole list, so the page goes to it (else a tap on a row changes nothing in sight).
+  // Once on the tap, where "Loading…" shows, and again when this id's record has come: the short "Loading…" box sits
+  // at the document's end, so the first scroll stops there and the record then grows below the fold.
   const box = useRef<HTMLElement>(null);
-  useEffect(() => showInOneColumn(box.current), [id]);
+  const loaded = r?.generation_id === id;
+  useEffect(() => showInOneColumn(box.current), [id, loaded]);
   return (
     <aside class="detail" data-testid="request-detail" ref={box}>
       <header>
