@@ -95,6 +95,8 @@ describe("openai driver: responses op", () => {
     const sent = up.requests.at(-1)!;
     expect(sent.body).toEqual({ model: "gpt-4.1", input: "Hi", stream: true, store: false });
     expect(r.headers?.["x-mg-dropped-params"]).toBe("reasoning.effort,reasoning.summary,include.reasoning.encrypted_content");
+    // Read to its end, as the relay does: a stream left unread keeps its answer's deadline armed past this file.
+    if (r.kind === "stream") for await (const _ of r.events);
     // What else the client set stays: only the refused parts go.
     await driver.responses!({ model: "x", input: "Hi", reasoning: { effort: null, summary: "auto", extra: 1 }, include: ["web_search_call.action.sources", "reasoning.encrypted_content"] }, { ...target, reasoning: false }, call().options);
     expect(up.requests.at(-1)!.body).toMatchObject({ reasoning: { extra: 1 }, include: ["web_search_call.action.sources"] });
