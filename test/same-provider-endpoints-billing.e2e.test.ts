@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerResponse } from "node:http";
 import Big from "big.js";
-import { keyEntry, testKey } from "./helpers/gateway.ts";
+import { keyEntry, ledgerRecordOf, testKey } from "./helpers/gateway.ts";
 import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { FAKE_ANTHROPIC_KEY } from "./upstreams/anthropic.ts";
@@ -71,15 +71,7 @@ afterAll(async () => {
   await claude?.close();
 });
 
-async function recordOf(requestId: string) {
-  const until = Date.now() + 5000;
-  for (;;) {
-    const e = (await gw.gateway.store.ledger({})).find((x) => x.requestId === requestId);
-    if (e) return e;
-    if (Date.now() > until) throw new Error(`no ledger record for ${requestId}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const recordOf = (requestId: string) => ledgerRecordOf(gw, requestId);
 
 /** gateway_project_cost_usd_total of project p and the model, as /metrics shows it. */
 async function costSeries(model: string): Promise<Big> {

@@ -5,7 +5,7 @@
 // record now say the same for both.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerResponse } from "node:http";
-import { keyEntry, testKey } from "./helpers/gateway.ts";
+import { keyEntry, ledgerRecordOf, testKey } from "./helpers/gateway.ts";
 import { startLoggedGateway, type CapturedLog } from "./helpers/log-capture.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
 import { FAKE_ANTHROPIC_KEY } from "./upstreams/anthropic.ts";
@@ -73,15 +73,7 @@ async function leaveAfter(leaveAfterMs: number, requestId: string): Promise<numb
   return bytes;
 }
 
-async function recordOf(requestId: string) {
-  const until = Date.now() + 5000;
-  for (;;) {
-    const e = (await gw.gateway.store.ledger({})).find((x) => x.requestId === requestId);
-    if (e) return e;
-    if (Date.now() > until) throw new Error(`no ledger record for ${requestId}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const recordOf = (requestId: string) => ledgerRecordOf(gw, requestId);
 
 describe("a client that leaves during the hold of a stream's opening events", () => {
   it("has the access line and ledger record of one that leaves after it: provider, cost, stream, estimated", async () => {

@@ -83,7 +83,7 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
  * gateway notices its client left), in the next SQLite group commit, which waits for the fsync in progress (slow on
  * a loaded machine); up to 5 s.
  */
-export async function ledgerRecordOf(gw: TestGateway, requestId: string | null) {
+export async function ledgerRecordOf(gw: Pick<TestGateway, "gateway">, requestId: string | null) {
   const until = Date.now() + 5000;
   for (;;) {
     const e = (await gw.gateway.store.ledger({})).find((x) => x.requestId === requestId);
