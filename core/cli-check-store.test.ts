@@ -81,6 +81,18 @@ describe("check on the default SQLite file (a config without store:), in process
     expect(readdirSync(dir)).toEqual(["gateway.yaml"]);
   });
 
+  it("a default file already there that only this user may not open (another user's live store) is a note, not a problem", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mg-check-store-"));
+    const f = join(dir, "gateway.yaml");
+    writeFileSync(f, "models: {}\n");
+    const { SqliteStore } = await import("./store/sqlite.ts");
+    const db = new SqliteStore(join(dir, "data/gateway.db"));
+    await db.close();
+    const r = storePathCheck({ kind: "sqlite" }, dir, f, true, deniedToThisUser);
+    expect(r.problem).toBeUndefined();
+    expect(r.note).toContain(`start run by this user would refuse the store: cannot open ${join(dir, "data/gateway.db")}`);
+  });
+
   it("the same directory named in store: stays a note (start may run as the gateway's own user)", () => {
     const dir = mkdtempSync(join(tmpdir(), "mg-check-store-"));
     const f = join(dir, "gateway.yaml");

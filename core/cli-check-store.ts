@@ -55,10 +55,15 @@ export function storePathCheck(
   return forThisUser ? { note: `start run by this user would refuse the store: ${forThisUser}` } : {};
 }
 
-/** Start's refusal of the default SQLite file, which cannot be created (for whoever runs, or for this user). */
+/**
+ * Start's refusal of the default SQLite file. A file already there is a running deployment's store, perhaps of another
+ * user (the gateway's own): only what refuses every user is a problem, and this user's refusal is the note a named
+ * path gets. Nothing there yet: the place is held to this user's rights too.
+ */
 function defaultUnusable(path: string, thisUser?: FsProbe): string | undefined {
-  const reason = sqliteOpenReason(path, whoeverRuns) ?? sqliteOpenReason(path, thisUser);
-  return reason ? defaultStoreUnusable(path, reason) : undefined;
+  const exists = whoeverRuns.kind(path) !== undefined;
+  const reason = sqliteOpenReason(path, whoeverRuns) ?? (exists ? undefined : sqliteOpenReason(path, thisUser));
+  return reason ? defaultStoreUnusable(path, reason, exists) : undefined;
 }
 
 /** Start's refusal of a file SQLite does not take for a database, read through a connection that writes nothing. */

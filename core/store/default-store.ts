@@ -8,10 +8,16 @@ import { realpathSync, statSync } from "node:fs";
 const WHAT_TO_WRITE = "add store: { kind: sqlite, path: /a/writable/dir/gateway.db } to the config, or store: { kind: memory } " +
   "to run as before (nothing kept: spend, the ledger and API-created keys are lost at exit)";
 
-/** Start's and check's refusal of the default SQLite file at `path`, which cannot be created for `reason`. */
-export function defaultStoreUnusable(path: string, reason: string): string {
-  return `the config has no store: section, so it runs on the default SQLite store ${path}, which cannot be created ` +
-    `(${reason}): ${WHAT_TO_WRITE}`;
+/**
+ * Start's and check's refusal of the default SQLite file at `path`, which cannot be created (or, `exists`, opened) for
+ * `reason`. An existing file holds a deployment's state: the memory store is no advice for it.
+ */
+export function defaultStoreUnusable(path: string, reason: string, exists = false): string {
+  const what = exists
+    ? "fix its permissions, or name a store: with the file's new place"
+    : WHAT_TO_WRITE;
+  return `the config has no store: section, so it runs on the default SQLite store ${path}, which cannot be ` +
+    `${exists ? "opened" : "created"} (${reason}): ${what}`;
 }
 
 /**

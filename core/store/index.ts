@@ -90,7 +90,7 @@ async function open(config: StoreConfig | undefined, configDir: string, o: OpenO
         if (onFileSystem) {
           const reason = sqliteOpenReason(path);
           // The default file (no store: section): the operator learns it is the default, and what to write instead.
-          if (o.defaulted) throw new Error(defaultStoreUnusable(path, reason ?? (err as Error).message));
+          if (o.defaulted) throw new Error(defaultStoreUnusable(path, reason ?? (err as Error).message, existsSync(path)));
           throw reason ? new Error(`cannot open ${path}: ${reason}`) : err;
         }
         const locked = sqliteLockedProblem(path, err); // "database is locked": whose lock, and what to do
