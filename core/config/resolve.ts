@@ -37,6 +37,7 @@ import { checkBaseUrls } from "./url-check.ts";
 import { checkSigningSecret, configuredSigningSecret, emptySigningSecretNotice } from "./signing-secret-check.ts";
 import { checkProviderFields } from "./provider-fields-check.ts";
 import { checkAllowModels, unknownAllowedModelNotices } from "./allow-models-check.ts";
+import { checkRelativeIncludes, checkRelativePaths } from "./relative-paths-check.ts";
 import { checkStoreFields, storeFieldNotices, type WrittenStore } from "./store-fields-check.ts";
 import { DEFAULT_MAX_BYTES_IN_FLIGHT } from "../net/download-pool.ts";
 import { textReader, type ConfigTexts } from "./config-texts.ts";
@@ -100,6 +101,10 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   }
   const sources = new Sources(main);
   const raw = structuredClone(main.value) as Record<string, any>;
+  // Relative paths in a config read from a pipe would be resolved under /dev/fd: refused first, alone, as what else
+  // is said of those places (cannot read, not a directory) would only confuse.
+  checkRelativeIncludes(raw.include, path, dirname(path), (p, m, k) => sources.at(p, m, k), problems);
+  if (problems.length) throw new ConfigError(problems);
   const replaced = mergeIncludes(raw, sources, dirname(path), problems, reader.read);
   // What the other workers serve of the sections the started settings go into: their reload diffs start from it.
   const asAccepted = opts.startedWith ? Object.fromEntries(RESTART_ONLY_SECTIONS.map((s) => [s, structuredClone(raw[s])])) : undefined;
@@ -123,6 +128,8 @@ export async function resolveConfig(builtins: Builtins, file: string, opts: Load
   unset.dropDisabledFields(raw);
 
   const config = raw as GatewayConfig;
+  checkRelativePaths(config, path, dirname(path), (name) => !disabled.has(name), (p, m, k) => sources.at(p, m, k), problems);
+  if (problems.length) throw new ConfigError(problems);
   // `model-gateway keys rotate` records a key's successor in comments, which an earlier release's schema ignores.
   withRotationMarks(main.doc, (pid) => config.projects?.[pid]?.keys);
   checkReferences(config, sources, problems);

@@ -3,7 +3,7 @@
 // place cannot be used, start and check say that the config has no store: section, where the default went, why it
 // cannot be created there, and what to write instead. A config that is not a file in a directory (read from a pipe,
 // <(...), /dev/stdin) has no "beside it": a durable store under /dev or /proc is refused, not made.
-import { realpathSync, statSync } from "node:fs";
+import { configWithoutDirectory } from "../config/config-place.ts";
 
 const WHAT_TO_WRITE = "add store: { kind: sqlite, path: /a/writable/dir/gateway.db } to the config, or store: { kind: memory } " +
   "to run as before (nothing kept: spend, the ledger and API-created keys are lost at exit)";
@@ -25,21 +25,8 @@ export function defaultStoreUnusable(path: string, reason: string, exists = fals
  * under /dev or /proc), or undefined for a regular file in an ordinary directory.
  */
 export function defaultStoreHasNoPlace(configFile: string, configDir: string): string | undefined {
-  let regular: boolean;
-  try {
-    regular = statSync(configFile).isFile();
-  } catch {
-    return undefined; // nothing to say of a file gone since it was read: opening the store says what is wrong
-  }
-  let dir = configDir;
-  try {
-    dir = realpathSync(configDir);
-  } catch {
-    // kept as given
-  }
-  const underDevices = /^\/(dev|proc)(\/|$)/.test(dir);
-  if (regular && !underDevices) return undefined;
-  const from = regular ? `a file under ${dir}` : "a pipe or a device, not a file in a directory";
+  const from = configWithoutDirectory(configFile, configDir);
+  if (!from) return undefined;
   return `the config has no store: section and is read from ${configFile} (${from}), so the default SQLite store ` +
     `./data/gateway.db has no place beside it: ${WHAT_TO_WRITE}`;
 }
