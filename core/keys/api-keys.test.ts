@@ -158,6 +158,8 @@ class LosableStore implements ApiKeyStore {
   /** When its server started (ms): an hour before the test's clock began. */
   startedAt = Date.now() - 3_600_000;
   infoRefused = false;
+  /** INFO server answers without uptime_in_seconds (a proxy or managed front end that leaves it out). */
+  infoWithoutUptime = false;
   private gate<T>(f: () => Promise<T>): Promise<T> {
     return this.cut ? Promise.reject(new Error("connection reset")) : f();
   }
@@ -169,7 +171,7 @@ class LosableStore implements ApiKeyStore {
   version() { return this.gate(async () => `${await this.mem.version()} e${this.epoch}`); }
   touch(u: Map<string, number>) { return this.gate(() => this.mem.touch(u)); }
   lastUsed() { return this.gate(() => this.mem.lastUsed()); }
-  serverUptimeMs() { return this.gate(async () => { if (this.infoRefused) throw new Error("NOPERM this user has no permissions to run the 'info' command"); return Date.now() - this.startedAt; }); }
+  serverUptimeMs() { return this.gate(async () => { if (this.infoRefused) throw new Error("NOPERM this user has no permissions to run the 'info' command"); return this.infoWithoutUptime ? undefined : Date.now() - this.startedAt; }); }
   /** Redis emptied without a restart (FLUSHALL, or restored from `backup`): a new epoch. */
   async lose(backup: StoredKey[] = []): Promise<void> {
     this.mem = new MemoryApiKeyStore();
@@ -233,9 +235,11 @@ describe("ApiKeys when the store loses keys", () => {
     expect(b.log.warn).toHaveBeenCalledWith(expect.stringMatching(/written back/), expect.objectContaining({ restored: 1, keys: ["acme/k3"] }));
   });
 
-  it("Redis restarted empty within 2 x key_refresh_ms of the last confirmed read gets the keys written back, however long the polls failed before the loss was seen", async () => {
-    // Polls every 2 s: they fail while Redis is away and while the replica reconnects, so the read that sees the loss
-    // comes more than 2 x 2 s after the last confirmed one. Redis restarted 3 s after it: the replica was in step.
+  it("Redis away 2 x key_refresh_ms from just before a poll was due, and back empty, gets the keys written back, however long the polls failed before the loss was seen", async () => {
+    // Polls every 2 s: Redis goes away at 1.9 s, just before the poll due at 2 s, and is back empty 4 s later; INFO's
+    // whole-second uptime may place that restart up to a second late, at 6.9 s, inside 3 x 2 s + 1 s of the last
+    // confirmed read. The polls fail while Redis is away and while the replica reconnects, so the read that sees the
+    // loss comes well after 2 x 2 s: the replica was in step all the same.
     vi.useFakeTimers({ toFake: ["Date"] });
     at(0);
     const store = new LosableStore();
@@ -243,15 +247,16 @@ describe("ApiKeys when the store loses keys", () => {
     await a.keys.start();
     await a.keys.create(key(1));
     await a.keys.refresh(); // confirmed in step at 0
+    at(1_900);
     store.cut = true; // Redis goes away
     at(REFRESH_MS);
     await a.keys.refresh(); // fails
-    at(3_000);
-    await store.restartEmpty(); // back without its data
     at(2 * REFRESH_MS);
-    await a.keys.refresh(); // still fails (the client reconnecting)
+    await a.keys.refresh(); // fails
+    at(6_900);
+    await store.restartEmpty(); // back without its data (as INFO's uptime places it at the latest)
     store.cut = false;
-    at(7_000);
+    at(8_000);
     await a.keys.refresh();
     await until("the write-back", async () => ((await store.list()).length ? true : undefined), 5_000);
     await a.keys.close();
@@ -260,10 +265,10 @@ describe("ApiKeys when the store loses keys", () => {
     expect(a.log.error).not.toHaveBeenCalled();
   });
 
-  it("a replica cut off while a key was revoked elsewhere does not write it back when Redis restarted more than 2 x key_refresh_ms after its last confirmed read, however soon it sees the loss", async () => {
-    // The partition starts just after a poll. Its first failed poll is 2 s later; Redis restarts empty 4.5 s after the
-    // last confirmed read and the partition heals at once: the replica sees the loss 3 s after its first failed poll,
-    // but another replica revoked k1 (and went away) while it was cut off, before Redis lost it.
+  it("a replica cut off while a key was revoked elsewhere does not write it back when Redis restarted more than 3 x key_refresh_ms + 1 s after its last confirmed read, however soon it sees the loss", async () => {
+    // The partition starts just after a poll. Its first failed poll is 2 s later; Redis restarts empty 7.5 s after the
+    // last confirmed read and the partition heals at once: another replica revoked k1 (and went away) while this one
+    // was cut off, before Redis lost it.
     vi.useFakeTimers({ toFake: ["Date"] });
     at(0);
     const store = new LosableStore();
@@ -280,16 +285,16 @@ describe("ApiKeys when the store loses keys", () => {
     at(2_500);
     await a.keys.update(key(1).sha256, { revokedAt: Date.now() }); // k1 revoked on a
     await a.keys.close(); // a goes away
-    at(4_500);
+    at(7_500);
     await store.restartEmpty();
-    at(5_000);
+    at(8_000);
     await c.keys.refresh(); // healed: sees the loss
     expect(await c.keys.find(key(1).sha256)).toBeUndefined(); // refused on c too
     await c.keys.close();
     expect(await store.list()).toEqual([]); // neither k1 (revoked meanwhile) nor k2 (c cannot tell)
     expect(c.log.warn).not.toHaveBeenCalledWith(expect.stringMatching(/written back/), expect.anything());
     expect(c.log.error).toHaveBeenCalledWith(expect.stringMatching(/not in step with the store .* not written back/), expect.objectContaining({
-      keys: ["acme/k1", "acme/k2"], lastInStep: new Date(1_800_000_000_000).toISOString(), storeRestartedAt: new Date(1_800_000_000_000 + 4_500).toISOString(),
+      keys: ["acme/k1", "acme/k2"], lastInStep: new Date(1_800_000_000_000).toISOString(), storeRestartedAt: new Date(1_800_000_000_000 + 7_500).toISOString(),
     }));
   });
 
@@ -345,6 +350,28 @@ describe("ApiKeys when the store loses keys", () => {
     await a.keys.close();
     expect(await store.list()).toEqual([]);
     expect(a.log.warn).toHaveBeenCalledWith(expect.stringMatching(/could not ask the store when it last restarted/), expect.objectContaining({ error: expect.stringMatching(/NOPERM/) }));
+    expect(a.log.error).toHaveBeenCalledWith(expect.stringMatching(/not written back/), expect.objectContaining({ keys: ["acme/k1"], storeRestartedAt: null }));
+  });
+
+  it("a store whose INFO server gives no uptime is judged by the read that saw the loss, and says so", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    at(0);
+    const store = new LosableStore();
+    store.infoWithoutUptime = true;
+    const a = replica(store);
+    await a.keys.start();
+    await a.keys.create(key(1));
+    await a.keys.refresh(); // confirmed in step at 0
+    store.cut = true;
+    at(REFRESH_MS);
+    await a.keys.refresh(); // fails
+    await store.restartEmpty(); // within the window, but the replica cannot learn it
+    store.cut = false;
+    at(4_500);
+    await a.keys.refresh();
+    await a.keys.close();
+    expect(await store.list()).toEqual([]);
+    expect(a.log.warn).toHaveBeenCalledWith(expect.stringMatching(/INFO server gave no uptime_in_seconds/));
     expect(a.log.error).toHaveBeenCalledWith(expect.stringMatching(/not written back/), expect.objectContaining({ keys: ["acme/k1"], storeRestartedAt: null }));
   });
 

@@ -9,11 +9,13 @@
 // - a revocation or rotation made on another replica takes effect here within key_refresh_ms (one made here, at once);
 // - a store that lost keys this cache holds, or newer states of them (Redis restarted without its data, flushed, or
 //   an older backup restored), gets them written back (lost-keys.ts), but only by a replica in step: its cache was
-//   confirmed to match the store within 2 x key_refresh_ms before the store lost its data. When that was is bounded
-//   by the store, not by when this replica could reach it (a partition looks the same as a store away): a Redis that
-//   restarted since the last confirmed read lost it at the restart at the latest (INFO server's uptime); otherwise
-//   (FLUSHALL, a failover to an empty server that was running, no uptime to be had) by the read that saw the loss.
-//   So a key revoked elsewhere can only come back if revoked less than 2 x key_refresh_ms before the loss. One not in
+//   confirmed to match the store shortly before the store lost its data. When that was is bounded by the store, not
+//   by when this replica could reach it (a partition looks the same as a store away): a Redis that restarted since
+//   the last confirmed read lost it at the restart at the latest (INFO server's uptime), and the restart must come
+//   within 3 x key_refresh_ms + 1 s of that read (restartWindowMs: room for an outage of 2 x key_refresh_ms);
+//   otherwise (FLUSHALL, a failover to an empty server that was running, no uptime to be had) the read that saw the
+//   loss must come within 2 x key_refresh_ms of it. So a key revoked elsewhere can only come back if revoked less
+//   than 3 x key_refresh_ms + 1 s before Redis restarted empty (2 x key_refresh_ms before another loss). One not in
 //   step may hold a key as it was before a revocation made meanwhile, so it writes back only revocations and
 //   rotations, and says which keys it did not restore. Every replica holds the whole key set, so together the replicas
 //   in step hold every key. A state
@@ -35,6 +37,15 @@ const NEGATIVE_TTL_MS = 1_000;
 const NEGATIVE_MAX = 10_000;
 const MAX_LOOKUPS = 64;
 const LAST_USE_FLUSH_MS = 15_000;
+
+/**
+ * How long after a replica's last confirmed read a Redis restart still finds it in step: one poll interval (the read
+ * before the outage), an outage of up to 2 x key_refresh_ms, and the second INFO's uptime may place the restart late.
+ * So a key revoked elsewhere less than this before Redis restarted empty can come back (see inStepByRestart).
+ */
+export function restartWindowMs(refreshMs: number): number {
+  return 3 * refreshMs + 1_000;
+}
 
 export interface ApiKeyDirectory {
   /** The key with this sha256 (hex), from the cache, else (once) from the store; undefined when there is none. */
@@ -168,23 +179,27 @@ export class ApiKeys implements ApiKeyDirectory {
 
   /**
    * In step although the read that saw the loss came more than 2 x key_refresh_ms after the last confirmed one (`was`):
-   * when the store restarted after that read, within 2 x key_refresh_ms of it. It lost its data at the restart at the
-   * latest, so a change made elsewhere that this cache missed was made within that time before the loss, as the read
-   * rule allows; how long this replica then took to see it (polls failing while Redis was away, or while this replica
-   * was cut off) does not matter. A store that did not restart since (FLUSHALL, a failover to an empty server that was
-   * running), or cannot say (INFO refused or failing), keeps the read rule: not in step.
+   * when the store restarted after that read, within restartWindowMs of it. The restart is when Redis came back, so
+   * the span holds the outage too; the window lets any Redis back within 2 x key_refresh_ms of going away keep the
+   * keys, whatever the poll phase. It lost its data at the restart at the latest, so a change made elsewhere that this
+   * cache missed was made less than that window before the loss; how long this replica then took to see it (polls
+   * failing while Redis was away, or while this replica was cut off) does not matter. A store that did not restart
+   * since (FLUSHALL, a failover to an empty server that was running), or cannot say (INFO refused, failing, or without
+   * an uptime), keeps the read rule: not in step.
    */
   private async inStepByRestart(was: number): Promise<Step> {
+    if (!this.store.serverUptimeMs) return { inStep: false };
     let uptime: number | undefined;
     try {
-      uptime = await this.store.serverUptimeMs?.();
+      uptime = await this.store.serverUptimeMs();
+      if (uptime === undefined) this.o.log.warn("api keys: INFO server gave no uptime_in_seconds, so when the store last restarted is unknown; judged by when this replica saw the loss");
     } catch (err) {
       this.o.log.warn("api keys: could not ask the store when it last restarted (INFO server); judged by when this replica saw the loss",
         { error: String((err as Error)?.message ?? err) });
     }
     if (uptime === undefined) return { inStep: false };
     const restartedAt = this.now() - uptime; // a least uptime: this is the latest the restart can have been
-    return { inStep: restartedAt > was && restartedAt - was <= 2 * this.o.refreshMs(), restartedAt };
+    return { inStep: restartedAt > was && restartedAt - was <= restartWindowMs(this.o.refreshMs()), restartedAt };
   }
 
   private replace(stored: StoredKey[], o: { inStep: boolean; epochChanged: boolean }, was: { at: number; epoch: string } | undefined, restartedAt: number | undefined): StoredKey[] {
@@ -204,7 +219,7 @@ export class ApiKeys implements ApiKeyDirectory {
     this.misses.clear();
     if (lost.notRestored.length) {
       this.o.log.error("api keys: the store no longer holds keys (or newer states of them) this replica knew, but this replica was not in step with " +
-        "the store when it lost them (its last confirmed read more than 2 x store.key_refresh_ms before the store restarted, or, without a restart, " +
+        "the store when it lost them (its last confirmed read more than 3 x store.key_refresh_ms + 1 s before the store restarted, or, without a restart, more than 2 x store.key_refresh_ms " +
         "before this replica saw the loss), so its copy may be stale (a revocation made meanwhile elsewhere): not written back. Create the keys " +
         "again if they are still needed, or change them again",
       { keys: lost.notRestored.map((k) => `${k.project}/${k.id}`), lastInStep: was ? new Date(was.at).toISOString() : null,
