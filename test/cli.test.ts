@@ -291,7 +291,8 @@ describe("model-gateway start", () => {
   it("refuses a spool_dir it cannot write in one line, exit 1, no stack trace", () => {
     const file = tmpConfig("store: { kind: sqlite, path: ./data/gw.db, spool_dir: ./not-a-dir/spool }\nmetrics: { listener: false }\n", { "not-a-dir": "a file where the spool's parent should be" });
     const r = run(["start", "--config", file, "--port", "0", "--no-watch"]);
-    expect(r.stderr).toMatch(/^refusing to start: store\.spool_dir \S+not-a-dir\/spool cannot be written \(ENOTDIR.*set store\.require_persistence: false to accept that\n$/);
+    // The directory it could not make, and why (a file stands where it goes), as core/store/make-dirs.ts words it.
+    expect(r.stderr).toMatch(/^refusing to start: store\.spool_dir \S+not-a-dir\/spool cannot be written \(cannot create the directory \S+not-a-dir: \S+not-a-dir is a file, not a directory \(ENOTDIR\)\).*set store\.require_persistence: false to accept that\n$/);
     expect(r.status).toBe(1);
   });
 
