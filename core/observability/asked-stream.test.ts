@@ -15,6 +15,9 @@ describe("askedForStream", () => {
     const gemini = (action: string) => ctx({ endpoint: "gemini", path: `/api/v1beta/models/t/m:${action}`, params: { model: "t/m", action }, body: { contents: [], generationConfig: { temperature: "x" } } });
     expect(askedForStream(gemini("streamGenerateContent"))).toBe(true);
     expect(askedForStream(gemini("generateContent"))).toBe(false);
+    // The Gemini API has no body field for it: a refused :generateContent whose body says stream: true did not ask.
+    const refused = ctx({ endpoint: "gemini", path: "/api/v1beta/models/t/m:generateContent", params: { model: "t/m", action: "generateContent" }, body: { stream: true, contents: "x" } });
+    expect(askedForStream(refused)).toBe(false);
   });
 
   it("a stored Responses answer fetched with ?stream=true", () => {

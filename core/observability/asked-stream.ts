@@ -5,8 +5,10 @@
 import type { GatewayContext } from "../pipeline/context.ts";
 
 export function askedForStream(ctx: Pick<GatewayContext, "response" | "body" | "params" | "endpoint" | "method" | "path">): boolean {
-  if (ctx.response?.kind === "stream" || ctx.body?.stream === true) return true;
+  if (ctx.response?.kind === "stream") return true;
+  // Before the body: the Gemini API has no body field for it (a client's stream: true on :generateContent asks nothing).
   if (ctx.endpoint === "gemini") return ctx.params.action === "streamGenerateContent";
+  if (ctx.body?.stream === true) return true;
   if (ctx.endpoint === "responses_state" && ctx.method === "GET") return queryOf(ctx.path).get("stream") === "true";
   return false;
 }
