@@ -4,36 +4,24 @@
 // unparseable event. The other protocols keep their `\n\n`.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GoogleGenAI } from "@google/genai";
-import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
-import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
-import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import type { FakeGemini } from "./upstreams/gemini.ts";
+import type { FakeOpenAI } from "./upstreams/openai.ts";
+import { testKey, type TestGateway } from "./helpers/gateway.ts";
+import { startGeminiOpenAIGateway, type GeminiOpenAIGateway } from "./helpers/gemini-openai-gateway.ts";
 
 const KEY = testKey("gemini-stream-crlf");
-const pricing = { input: "0.000001", output: "0.000002" };
 let gemini: FakeGemini;
 let openai: FakeOpenAI;
 let gw: TestGateway;
+let setup: GeminiOpenAIGateway | undefined;
 
 beforeAll(async () => {
-  gemini = await startFakeGemini();
-  openai = await startFakeOpenAI();
-  gw = await startTestGateway({
-    providers: {
-      gem: { protocol: "gemini", base_url: gemini.baseUrl, api_key: FAKE_GEMINI_KEY },
-      oai: { protocol: "openai", base_url: openai.baseUrl, api_key: "sk-fake-upstream" },
-    },
-    models: {
-      "google/gem": { type: "language", endpoints: [{ provider: "gem", model: "gemini-test", pricing }] },
-      "openai/gpt": { type: "language", endpoints: [{ provider: "oai", model: "gpt-test", pricing }] },
-    },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
+  setup = await startGeminiOpenAIGateway(KEY);
+  ({ gw, gemini, openai } = setup);
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await gemini?.close();
-  await openai?.close();
+  await setup?.close();
 });
 
 const hi = { contents: [{ role: "user", parts: [{ text: "Hi" }] }] };

@@ -2,36 +2,24 @@
 // request has no `stream` field, and Gemini refuses one as an unknown name. A client-sent `stream` must not turn
 // :generateContent into a stream (nor reach an upstream's stream method): it is Gemini's 400, naming the field.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAKE_GEMINI_KEY, startFakeGemini, type FakeGemini } from "./upstreams/gemini.ts";
-import { startFakeOpenAI, type FakeOpenAI } from "./upstreams/openai.ts";
-import { keyEntry, startTestGateway, testKey, type TestGateway } from "./helpers/gateway.ts";
+import type { FakeGemini } from "./upstreams/gemini.ts";
+import type { FakeOpenAI } from "./upstreams/openai.ts";
+import { testKey, type TestGateway } from "./helpers/gateway.ts";
+import { startGeminiOpenAIGateway, type GeminiOpenAIGateway } from "./helpers/gemini-openai-gateway.ts";
 
 const KEY = testKey("gemini-stream-field");
-const pricing = { input: "0.000001", output: "0.000002" };
 let gemini: FakeGemini;
 let openai: FakeOpenAI;
 let gw: TestGateway;
+let setup: GeminiOpenAIGateway | undefined;
 
 beforeAll(async () => {
-  gemini = await startFakeGemini();
-  openai = await startFakeOpenAI();
-  gw = await startTestGateway({
-    providers: {
-      gem: { protocol: "gemini", base_url: gemini.baseUrl, api_key: FAKE_GEMINI_KEY },
-      oai: { protocol: "openai", base_url: openai.baseUrl, api_key: "sk-fake-upstream" },
-    },
-    models: {
-      "google/gem": { type: "language", endpoints: [{ provider: "gem", model: "gemini-test", pricing }] },
-      "openai/gpt": { type: "language", endpoints: [{ provider: "oai", model: "gpt-test", pricing }] },
-    },
-    projects: { acme: { keys: [keyEntry("ci", KEY)] } },
-  });
+  setup = await startGeminiOpenAIGateway(KEY);
+  ({ gw, gemini, openai } = setup);
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await gemini?.close();
-  await openai?.close();
+  await setup?.close();
 });
 
 const call = (model: string, method: string, body: unknown) =>

@@ -331,11 +331,13 @@ describe("ApiKeys when the store loses keys", () => {
     }));
   });
 
-  it("a store that refuses to say when it restarted (INFO refused) is judged by the read that saw the loss, and says so", async () => {
+  /** A replica in step at 0, cut off at REFRESH_MS while the store restarts empty within the window, which the store
+   * (its INFO `flag`) cannot tell it; it sees the loss at 4.5 s. */
+  async function restartedUnseen(flag: "infoRefused" | "infoWithoutUptime") {
     vi.useFakeTimers({ toFake: ["Date"] });
     at(0);
     const store = new LosableStore();
-    store.infoRefused = true;
+    store[flag] = true;
     const a = replica(store);
     await a.keys.start();
     await a.keys.create(key(1));
@@ -343,33 +345,23 @@ describe("ApiKeys when the store loses keys", () => {
     store.cut = true;
     at(REFRESH_MS);
     await a.keys.refresh(); // fails
-    await store.restartEmpty(); // within the window, but the replica cannot learn it
+    await store.restartEmpty();
     store.cut = false;
     at(4_500);
     await a.keys.refresh();
     await a.keys.close();
+    return { store, a };
+  }
+
+  it("a store that refuses to say when it restarted (INFO refused) is judged by the read that saw the loss, and says so", async () => {
+    const { store, a } = await restartedUnseen("infoRefused");
     expect(await store.list()).toEqual([]);
     expect(a.log.warn).toHaveBeenCalledWith(expect.stringMatching(/could not ask the store when it last restarted/), expect.objectContaining({ error: expect.stringMatching(/NOPERM/) }));
     expect(a.log.error).toHaveBeenCalledWith(expect.stringMatching(/not written back/), expect.objectContaining({ keys: ["acme/k1"], storeRestartedAt: null }));
   });
 
   it("a store whose INFO server gives no uptime is judged by the read that saw the loss, and says so", async () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
-    at(0);
-    const store = new LosableStore();
-    store.infoWithoutUptime = true;
-    const a = replica(store);
-    await a.keys.start();
-    await a.keys.create(key(1));
-    await a.keys.refresh(); // confirmed in step at 0
-    store.cut = true;
-    at(REFRESH_MS);
-    await a.keys.refresh(); // fails
-    await store.restartEmpty(); // within the window, but the replica cannot learn it
-    store.cut = false;
-    at(4_500);
-    await a.keys.refresh();
-    await a.keys.close();
+    const { store, a } = await restartedUnseen("infoWithoutUptime");
     expect(await store.list()).toEqual([]);
     expect(a.log.warn).toHaveBeenCalledWith(expect.stringMatching(/INFO server gave no uptime_in_seconds/));
     expect(a.log.error).toHaveBeenCalledWith(expect.stringMatching(/not written back/), expect.objectContaining({ keys: ["acme/k1"], storeRestartedAt: null }));
